@@ -1,0 +1,12 @@
+# versions.sh is sourced by the lab scripts: the pinned versions of the lab
+# cluster's binaries, and where they are cached. The sources are pinned in
+# lab/tools/go.mod; these must agree with it (lab/tools/versions_test.go
+# checks that they do).
+KUBE_VERSION=v1.36.3
+ETCD_VERSION=v3.6.8
+KWOK_VERSION=v0.8.0
+GO_MIN=1.26
+
+OPSLAB_ROOT=${OPSLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+LAB_CACHE=${LAB_CACHE:-$OPSLAB_ROOT/.cache/lab}
+LAB_BIN=$LAB_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION

@@ -1,0 +1,144 @@
+// Package labcheck verifies a learner's lab from what happened on their
+// cluster. Each chapter registers its checks (see Register); a check reads
+// behaviour and evidence from the API server — dry-run evictions, status that
+// controllers computed, events that controllers wrote, headers the server
+// returned — never an object a learner could write by hand, and it never
+// changes the cluster.
+//
+// The same checks run three ways: from the labcheck command (cmd/labcheck),
+// as e2e-framework features under go test (see labcheck_test.go), and from the
+// end-to-end suite, which shows every check failing on an untouched cluster
+// and passing after the chapter's reference solution.
+package labcheck
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/e2e-framework/klient"
+)
+
+// A Check verifies one claim of a chapter's lab.
+type Check struct {
+	Chapter int    // the chapter whose lab it checks, 1 to 4
+	ID      string // unique across the course, e.g. "pdb-drain-finished"
+	Title   string // what a learner sees next to ✓ or ✗
+	Points  int
+	Claim   string   // the claim of the chapter it verifies
+	Reads   string   // what it reads from the cluster
+	Hints   []string // up to three, each more explicit than the last
+
+	order int // registration order, for a stable listing
+
+	// Run reads the cluster and reports what it saw. It must not change
+	// anything: a question that needs the server's answer is asked with
+	// dry-run. It returns an error only when it could not look (the server
+	// refused, a timeout); a lab that is not done yet is a failed Result.
+	Run func(ctx context.Context, c *Cluster) (Result, error)
+}
+
+// A Result is what a check saw.
+type Result struct {
+	Pass bool
+	// Message says in one sentence why the check passed or failed.
+	Message string
+	// Evidence lists what was read and what was seen, e.g. "event
+	// TaintManagerEviction for pod web-20s at 12:03:41, 21.4 s after the taint".
+	Evidence []string
+}
+
+// Passf returns a passing Result with the given message.
+func Passf(format string, args ...any) Result {
+	return Result{Pass: true, Message: fmt.Sprintf(format, args...)}
+}
+
+// Failf returns a failing Result with the given message.
+func Failf(format string, args ...any) Result {
+	return Result{Message: fmt.Sprintf(format, args...)}
+}
+
+// Seen appends a line of evidence and returns the Result, so a check can
+// collect evidence as it reads.
+func (r *Result) Seen(format string, args ...any) {
+	r.Evidence = append(r.Evidence, fmt.Sprintf(format, args...))
+}
+
+// A Cluster is the learner's cluster as checks see it.
+type Cluster struct {
+	Config *rest.Config
+	Kube   kubernetes.Interface
+	Client klient.Client // e2e-framework's client, for its resources and wait helpers
+}
+
+// NewCluster returns a Cluster that talks to the server of cfg.
+func NewCluster(cfg *rest.Config) (*Cluster, error) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := klient.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{Config: cfg, Kube: kube, Client: kc}, nil
+}
+
+var (
+	mu       sync.Mutex
+	registry = map[string]Check{}
+)
+
+// Register adds a check to the course's registry. Chapters call it from an
+// init function; a duplicate ID or a check without Run is a programming
+// error and panics at start-up.
+func Register(c Check) {
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case c.ID == "":
+		panic("labcheck: check without ID")
+	case c.Run == nil:
+		panic(fmt.Sprintf("labcheck: check %s has no Run", c.ID))
+	case c.Chapter < 1:
+		panic(fmt.Sprintf("labcheck: check %s has chapter %d", c.ID, c.Chapter))
+	case len(c.Hints) > 3:
+		panic(fmt.Sprintf("labcheck: check %s has %d hints, at most 3", c.ID, len(c.Hints)))
+	}
+	if _, dup := registry[c.ID]; dup {
+		panic(fmt.Sprintf("labcheck: check %s registered twice", c.ID))
+	}
+	c.order = len(registry)
+	registry[c.ID] = c
+}
+
+// Checks returns the registered checks of a chapter (0 means every
+// chapter), in chapter order and then in the order they were registered.
+func Checks(chapter int) []Check {
+	mu.Lock()
+	defer mu.Unlock()
+	var out []Check
+	for _, c := range registry {
+		if chapter == 0 || c.Chapter == chapter {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Chapter != out[j].Chapter {
+			return out[i].Chapter < out[j].Chapter
+		}
+		return out[i].order < out[j].order
+	})
+	return out
+}
+
+// Lookup returns the check with the given ID.
+func Lookup(id string) (Check, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	c, ok := registry[id]
+	return c, ok
+}
