@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# lab-up.sh starts the lab cluster, or reuses it when it is already up and
+# healthy: a real kube-apiserver, etcd, kube-controller-manager and
+# kube-scheduler, with kwok's fake nodes and the course's stages
+# (lab/kwokctl.yaml), and the nodes of lab/nodes.yaml.
+#
+# Environment: OPSLAB_CLUSTER (default opslab) names the cluster, whose
+# kubectl context is kwok-$OPSLAB_CLUSTER; KUBECONFIG, when set, is the file
+# that receives the context; LAB_PORT, when set, is the kube-apiserver's port
+# (by default kwokctl picks a free one).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+
+name=${OPSLAB_CLUSTER:-opslab}
+ctx=kwok-$name
+die() { echo "lab-up: $*" >&2; exit 1; }
+
+"$OPSLAB_ROOT/lab/scripts/build-binaries.sh" | grep -v '^lab-binaries: all .* cached' || true
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
+export PATH=$LAB_BIN:$PATH
+export KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl
+kubeconfig_args=()
+[ -n "${KUBECONFIG:-}" ] && kubeconfig_args=(--kubeconfig "${KUBECONFIG%%:*}")
+
+healthy() {
+	kubectl --context "$ctx" --request-timeout=3s get --raw /readyz >/dev/null 2>&1
+}
+
+next_steps() {
+	echo "lab-up: cluster $name is ready: kubectl context $ctx (kubectl v$(kubectl version --client -o json | sed -n 's/.*"gitVersion": "v\([^"]*\)".*/\1/p') is in ${LAB_BIN#$OPSLAB_ROOT/})"
+	if [ "$name" = opslab ]; then
+		cat <<EON
+Next:
+  kubectl config use-context $ctx   # or pass --context $ctx
+  kubectl get nodes -L topology.kubernetes.io/zone,opslab.dev/pool
+  open chapters/01-pdb/README.md and follow its lab; make check-chapter-1 tells you where you stand
+EON
+	fi
+}
+
+if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
+	if healthy; then
+		echo "lab-up: reusing cluster $name, which is up and healthy"
+		next_steps
+		exit 0
+	fi
+	echo "lab-up: cluster $name exists but is not answering; starting it"
+	if kwokctl start cluster --name "$name" --wait 1m >/dev/null 2>&1 && healthy; then
+		next_steps
+		exit 0
+	fi
+	die "cluster $name exists but is unhealthy (its API server does not answer /readyz); run make lab-reset to recreate it"
+fi
+
+if [ -n "${LAB_PORT:-}" ]; then
+	if (exec 3<>"/dev/tcp/127.0.0.1/$LAB_PORT") 2>/dev/null; then
+		die "port $LAB_PORT is in use by another program; set LAB_PORT to a free port, or unset it to let kwokctl pick one"
+	fi
+	port_args=(--kube-apiserver-port "$LAB_PORT")
+else
+	port_args=()
+fi
+
+echo "lab-up: creating cluster $name (kube-apiserver $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! kwokctl create cluster --name "$name" --runtime binary \
+	--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
+	--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
+	--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
+	--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \
+	--kwok-controller-binary "$LAB_BIN/kwok" \
+	--etcd-binary "$LAB_BIN/etcd" \
+	"${port_args[@]}" "${kubeconfig_args[@]}" --wait 2m >"$log" 2>&1; then
+	logs=$HOME/.kwok/clusters/$name/logs
+	failed=$(grep -oE '(kube-apiserver|kube-controller-manager|kube-scheduler|kwok-controller|etcd)' "$log" | tail -1 || true)
+	if [ -n "$failed" ] && [ -f "$logs/$failed.log" ]; then
+		echo "lab-up: last lines of $failed's log:" >&2
+		tail -n 8 "$logs/$failed.log" | sed 's/^/    /' >&2
+	else
+		echo "lab-up: last lines of kwokctl's output:" >&2
+		tail -n 8 "$log" | sed 's/^/    /' >&2
+	fi
+	kwokctl delete cluster --name "$name" "${kubeconfig_args[@]}" >/dev/null 2>&1 || true
+	die "kwokctl could not create cluster $name${failed:+ ($failed failed, log above)}; fix the cause and run make lab-up again"
+fi
+
+kubectl --context "$ctx" apply -f "$OPSLAB_ROOT/lab/nodes.yaml" >/dev/null
+kubectl --context "$ctx" wait --for=condition=Ready node --all --timeout=60s >/dev/null ||
+	die "the lab's nodes did not become Ready within 60 s; run make lab-reset"
+next_steps
