@@ -1,0 +1,7 @@
+package model
+
+import "testing"
+
+func TestEvict(t *testing.T) {}
+
+func helper() {}

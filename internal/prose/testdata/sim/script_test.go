@@ -1,0 +1,5 @@
+package sim
+
+import "testing"
+
+func TestScript(t *testing.T) {}
