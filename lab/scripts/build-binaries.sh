@@ -9,11 +9,7 @@ set -euo pipefail
 
 die() { echo "lab-binaries: $*" >&2; exit 1; }
 
-command -v go >/dev/null 2>&1 || die "go is not installed; install Go $GO_MIN or newer from https://go.dev/dl/"
-gov=$(go env GOVERSION 2>/dev/null | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')
-if [ "$(printf '%s\n%s\n' "$GO_MIN" "$gov" | sort -V | head -1)" != "$GO_MIN" ]; then
-	die "Go $gov is too old; install Go $GO_MIN or newer from https://go.dev/dl/"
-fi
+"$(dirname "${BASH_SOURCE[0]}")/require-go.sh" || exit 1
 
 # component, package, extra ldflags
 kube_ld="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36 -X k8s.io/component-base/version.gitTreeState=clean"

@@ -1,0 +1,68 @@
+# opslab: who decides when a Pod goes away.
+#
+#   make start            start the lab cluster and the course site (learners)
+#   make test             every test, end-to-end suite on a private cluster included
+#
+# `make help` lists every target.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+LAB_BIN := $(shell bash -c '. lab/scripts/versions.sh && echo $$LAB_BIN')
+export PATH := $(LAB_BIN):$(PATH)
+export OPSLAB_CONTEXT ?= kwok-opslab
+GO ?= go
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-z0-9%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-18s %s\n", $$1, $$2}'
+
+.PHONY: start
+start: lab-up ## the learner's one command: start the lab cluster, then serve the course
+	@echo "start: the course is at chapters/01-pdb/README.md; make check-chapter-1 checks its lab"
+
+.PHONY: lab-binaries
+lab-binaries: ## build kube-apiserver, etcd, kwok and friends from pinned sources (cached)
+	@lab/scripts/build-binaries.sh
+
+.PHONY: lab-up
+lab-up: ## start the lab cluster "opslab" (or reuse it when healthy)
+	@lab/scripts/lab-up.sh
+
+.PHONY: lab-down
+lab-down: ## remove the lab cluster
+	@lab/scripts/lab-down.sh
+
+.PHONY: lab-reset
+lab-reset: ## remove the lab cluster and start a clean one
+	@lab/scripts/lab-down.sh
+	@lab/scripts/lab-up.sh
+
+.PHONY: test
+test: ## every test: go test ./..., then the end-to-end suite on a private cluster
+	@lab/scripts/test.sh
+
+.PHONY: test-unit
+test-unit: ## the tests that need no cluster
+	@$(GO) test ./...
+
+check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on your cluster
+	@lab/scripts/require-go.sh
+	@$(GO) test ./chapters/0$*-*/...
+	@$(GO) run ./cmd/labcheck --chapter $* --context $(OPSLAB_CONTEXT)
+
+solve-chapter-%: ## run chapter N's reference solution on your cluster
+	@chapters/0$*-*/lab/solve.sh
+
+.PHONY: quotes
+quotes: ## rewrite every quoted region of the prose from its source
+	@$(GO) run ./cmd/quote -w README.md CONTRIBUTING.md chapters/*/README.md
+
+.PHONY: bench
+bench: ## the models' and tools' benchmarks (medians of 5 runs)
+	@$(GO) test -run '^$$' -bench . -count 5 ./... | tee .cache/bench.txt
+
+.PHONY: bench-lab
+bench-lab: ## time lab-up against a raw kwokctl create cluster, with warm binaries
+	@lab/scripts/bench-lab.sh

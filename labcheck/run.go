@@ -1,0 +1,124 @@
+package labcheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Chapters names the course's chapters, for reports.
+var Chapters = map[int]string{
+	1: "PodDisruptionBudget: a floor declared by the application",
+	2: "Taints and tolerations: who decided the five minutes",
+	3: "API Priority and Fairness: who receives the 429",
+	4: "Node shutdown: the planned and the unplanned end of a node",
+}
+
+// An Outcome is the result of running one check.
+type Outcome struct {
+	Check    Check
+	Result   Result
+	Err      error // the check could not look: the cluster refused, a timeout
+	Duration time.Duration
+}
+
+// Passed reports whether the check ran and passed.
+func (o Outcome) Passed() bool { return o.Err == nil && o.Result.Pass }
+
+// Points returns the points the outcome earns.
+func (o Outcome) Points() int {
+	if o.Passed() {
+		return o.Check.Points
+	}
+	return 0
+}
+
+// Run runs each check against c, one after another, each within timeout. A
+// check that runs out of time fails with that reason; the others still run.
+func Run(ctx context.Context, c *Cluster, checks []Check, timeout time.Duration) []Outcome {
+	out := make([]Outcome, 0, len(checks))
+	for _, chk := range checks {
+		out = append(out, runOne(ctx, c, chk, timeout))
+	}
+	return out
+}
+
+func runOne(ctx context.Context, c *Cluster, chk Check, timeout time.Duration) (o Outcome) {
+	o.Check = chk
+	start := time.Now()
+	defer func() { o.Duration = time.Since(start) }()
+	defer func() {
+		// A check that panics is a bug in the course, not in the learner's
+		// lab; report it as an error of that check and go on with the rest.
+		if r := recover(); r != nil {
+			o.Err = fmt.Errorf("check %s panicked: %v", chk.ID, r)
+		}
+	}()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := chk.Run(cctx, c)
+	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("timed out after %v", timeout)
+	}
+	o.Result, o.Err = res, err
+	return o
+}
+
+// Connect returns the cluster of the given kubeconfig file and context (both
+// optional, as kubectl has them) once its API server has answered within
+// timeout. The error is one sentence that names the server and says what to
+// do.
+func Connect(ctx context.Context, kubeconfig, kubeContext string, timeout time.Duration) (*Cluster, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if kubeconfig != "" {
+		rules.ExplicitPath = kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, errors.New("no cluster is configured (no kubeconfig found); start the lab cluster with make lab-up")
+		}
+		return nil, fmt.Errorf("cannot read the kubeconfig: %s; check --kubeconfig and --context", oneLine(err))
+	}
+	cfg.Timeout = timeout
+	cfg.QPS, cfg.Burst = 100, 200
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot talk to %s: %s", cfg.Host, oneLine(err))
+	}
+	if _, err := dc.ServerVersion(); err != nil {
+		where := cfg.Host
+		if kubeContext != "" {
+			where += " (context " + kubeContext + ")"
+		}
+		return nil, fmt.Errorf("cannot reach the cluster at %s: %s; start it with make lab-up", where, reason(err))
+	}
+	return NewCluster(cfg)
+}
+
+// reason shortens a client error to its cause: "connection refused" rather
+// than the whole URL chain.
+func reason(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	s := oneLine(err)
+	for _, cause := range []string{"connection refused", "no such host", "i/o timeout", "deadline exceeded", "certificate"} {
+		if strings.Contains(s, cause) {
+			return cause
+		}
+	}
+	return s
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
