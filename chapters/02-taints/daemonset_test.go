@@ -1,0 +1,56 @@
+package taints
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDaemonSetTolerations(t *testing.T) {
+	base := []Toleration{
+		tolerate(KeyNotReady, NoExecute, nil),
+		tolerate(KeyUnreachable, NoExecute, nil),
+		tolerate(KeyDiskPressure, NoSchedule, nil),
+		tolerate(KeyMemoryPressure, NoSchedule, nil),
+		tolerate(KeyPIDPressure, NoSchedule, nil),
+		tolerate(KeyUnschedulable, NoSchedule, nil),
+	}
+	tests := []struct {
+		name        string
+		reason      string
+		in          []Toleration
+		hostNetwork bool
+		want        []Toleration
+	}{
+		{"empty_template", "an empty template gets the six tolerations, none with seconds",
+			nil, false, base},
+		{"host_network", "host-network pods also tolerate network-unavailable",
+			nil, true, append(append([]Toleration(nil), base...), tolerate(KeyNetworkUnavailable, NoSchedule, nil))},
+		{"seconds_replaced", "a template's not-ready toleration with seconds is replaced by one without",
+			[]Toleration{tolerate(KeyNotReady, NoExecute, Seconds(60))}, false, base},
+		{"other_kept", "tolerations of other keys stay first",
+			[]Toleration{tolerate("opslab.dev/link-down", NoExecute, Seconds(20))}, false,
+			append([]Toleration{tolerate("opslab.dev/link-down", NoExecute, Seconds(20))}, base...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := DaemonSetTolerations(tt.in, tt.hostNetwork)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("DaemonSetTolerations(%v, %v) mismatch (%s) (-want +got):\n%s", tt.in, tt.hostNetwork, tt.reason, diff)
+			}
+		})
+	}
+}
+
+// TestDaemonSetPodsNeverLeave: after the DaemonSet controller and admission
+// both ran, a DaemonSet pod stays on a not-ready or unreachable node for
+// good; admission adds nothing, because the tolerations are present.
+func TestDaemonSetPodsNeverLeave(t *testing.T) {
+	tols := AdmitDefaults(DaemonSetTolerations(nil, false), DefaultTolerationSeconds)
+	for _, key := range []string{KeyNotReady, KeyUnreachable} {
+		taint := Taint{Key: key, Effect: NoExecute}
+		if got := Evict([]Taint{taint}, tols).Leave; got.Kind != Never {
+			t.Errorf("Evict(%v, daemonset) = %v, want never", taint, got)
+		}
+	}
+}

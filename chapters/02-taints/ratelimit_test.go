@@ -1,0 +1,178 @@
+package taints
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// zoneNodes returns n nodes named zone-i, the first down of them with
+// Ready=down and the rest Ready=True.
+func zoneNodes(zone string, n, down int, status Status) []Node {
+	var nodes []Node
+	for i := range n {
+		s := True
+		if i < down {
+			s = status
+		}
+		nodes = append(nodes, Node{Name: fmt.Sprintf("%s-%d", zone, i), Zone: zone, Ready: s})
+	}
+	return nodes
+}
+
+// run steps the tainter once a second for d and returns, for each node
+// that got a NoExecute taint, the seconds after t0 when it did.
+func run(tr *Tainter, nodes []Node, d time.Duration) map[string]int {
+	added := map[string]int{}
+	for s := time.Duration(0); s <= d; s += time.Second {
+		for _, c := range tr.Step(t0.Add(s), nodes) {
+			if c.Added {
+				added[c.Node] = int(s / time.Second)
+			}
+		}
+	}
+	return added
+}
+
+func TestTainterNormalRate(t *testing.T) {
+	// 4 of 10 nodes down is 40 %, under the 55 % threshold: a normal zone,
+	// tainted at 0.1 nodes per second with a burst of 1.
+	tr := NewTainter(DefaultRates())
+	got := run(tr, zoneNodes("a", 10, 4, Unknown), 35*time.Second)
+	want := map[string]int{"a-0": 0, "a-1": 10, "a-2": 20, "a-3": 30}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("taint times (-want +got):\n%s", diff)
+	}
+	if s, r := tr.Zone("a"); s != Normal || r != 0.1 {
+		t.Errorf("Zone(a) = %s, %v, want Normal, 0.1", s, r)
+	}
+}
+
+func TestTainterFullDisruptionNormalRate(t *testing.T) {
+	// Zone a is entirely down while zone b is healthy: a dead zone must
+	// still empty, at the normal rate.
+	tr := NewTainter(DefaultRates())
+	nodes := append(zoneNodes("a", 3, 3, Unknown), zoneNodes("b", 3, 0, True)...)
+	got := run(tr, nodes, 25*time.Second)
+	want := map[string]int{"a-0": 0, "a-1": 10, "a-2": 20}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("taint times (-want +got):\n%s", diff)
+	}
+	if s, r := tr.Zone("a"); s != FullDisruption || r != 0.1 {
+		t.Errorf("Zone(a) = %s, %v, want FullDisruption, 0.1", s, r)
+	}
+}
+
+func TestTainterPartialDisruptionSmallZoneStops(t *testing.T) {
+	// 6 of 10 nodes down (60 % ≥ 55 %, more than 2): partial disruption in
+	// a zone of 50 nodes or fewer stops tainting.
+	tr := NewTainter(DefaultRates())
+	nodes := append(zoneNodes("a", 10, 6, Unknown), zoneNodes("b", 3, 0, True)...)
+	if got := run(tr, nodes, 120*time.Second); len(got) != 0 {
+		t.Errorf("tainted %v, want none", got)
+	}
+	if s, r := tr.Zone("a"); s != PartialDisruption || r != 0 {
+		t.Errorf("Zone(a) = %s, %v, want PartialDisruption, 0", s, r)
+	}
+}
+
+func TestTainterPartialDisruptionLargeZoneSecondaryRate(t *testing.T) {
+	// 40 of 60 nodes down: partial disruption in a zone of more than 50
+	// nodes slows to 0.01 nodes per second, one every 100 s. The first goes
+	// at once: the zone's bucket still held its token when the rate changed,
+	// and the new bucket starts full.
+	tr := NewTainter(DefaultRates())
+	nodes := append(zoneNodes("a", 60, 40, Unknown), zoneNodes("b", 3, 0, True)...)
+	got := run(tr, nodes, 250*time.Second)
+	want := map[string]int{"a-0": 0, "a-1": 100, "a-2": 200}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("taint times (-want +got):\n%s", diff)
+	}
+	if s, r := tr.Zone("a"); s != PartialDisruption || r != 0.01 {
+		t.Errorf("Zone(a) = %s, %v, want PartialDisruption, 0.01", s, r)
+	}
+}
+
+func TestTainterAllZonesDownStopsAndUntaints(t *testing.T) {
+	// One node of zone a is down and tainted; then every node of every zone
+	// goes down. The controller blames its own view, not the nodes: it
+	// removes the NoExecute taints and stops tainting.
+	tr := NewTainter(DefaultRates())
+	some := append(zoneNodes("a", 3, 1, Unknown), zoneNodes("b", 3, 0, True)...)
+	if got := run(tr, some, 0); got["a-0"] != 0 || len(got) != 1 {
+		t.Fatalf("first pass tainted %v, want a-0 at 0 s", got)
+	}
+	all := append(zoneNodes("a", 3, 3, Unknown), zoneNodes("b", 3, 3, Unknown)...)
+	changes := tr.Step(t0.Add(time.Second), all)
+	want := []Change{{At: t0.Add(time.Second), Node: "a-0", Taint: Taint{Key: KeyUnreachable, Effect: NoExecute}}}
+	if diff := cmp.Diff(want, changes); diff != "" {
+		t.Errorf("changes when every zone went down (-want +got):\n%s", diff)
+	}
+	later := run(tr, all, 300*time.Second)
+	if len(later) != 0 {
+		t.Errorf("tainted %v while every zone was down, want none", later)
+	}
+	for _, z := range []string{"a", "b"} {
+		if s, r := tr.Zone(z); s != FullDisruption || r != 0 {
+			t.Errorf("Zone(%s) = %s, %v, want FullDisruption, 0", z, s, r)
+		}
+	}
+}
+
+func TestTainterReadyNodeUntainted(t *testing.T) {
+	// A node that reports Ready again loses its not-ready/unreachable
+	// NoExecute taint on the next pass (markNodeAsReachable); this is why a
+	// hand-made unreachable taint on a healthy node does not last.
+	tr := NewTainter(DefaultRates())
+	run(tr, zoneNodes("a", 3, 1, Unknown), 0)
+	if _, ok := tr.Taint("a-0"); !ok {
+		t.Fatal("a-0 was not tainted")
+	}
+	changes := tr.Step(t0.Add(5*time.Second), zoneNodes("a", 3, 0, True))
+	want := []Change{{At: t0.Add(5 * time.Second), Node: "a-0", Taint: Taint{Key: KeyUnreachable, Effect: NoExecute}}}
+	if diff := cmp.Diff(want, changes); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+}
+
+func TestTainterSwapsNotReadyAndUnreachable(t *testing.T) {
+	// not-ready and unreachable mirror one condition: when Ready goes from
+	// False to Unknown the taint is swapped at once, without a token.
+	tr := NewTainter(DefaultRates())
+	run(tr, zoneNodes("a", 3, 1, False), 0)
+	at := t0.Add(time.Second)
+	changes := tr.Step(at, zoneNodes("a", 3, 1, Unknown))
+	want := []Change{
+		{At: at, Node: "a-0", Taint: Taint{Key: KeyNotReady, Effect: NoExecute}},
+		{At: at, Node: "a-0", Taint: Taint{Key: KeyUnreachable, Effect: NoExecute}, Added: true},
+	}
+	if diff := cmp.Diff(want, changes); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+}
+
+func TestComputeZoneState(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		ready  []Status
+		want   ZoneState
+	}{
+		{"all_ready", "no node down", []Status{True, True, True}, Normal},
+		{"all_down", "no Ready node at all", []Status{Unknown, False}, FullDisruption},
+		{"two_of_three", "67 % down but only two nodes: more than two are needed", []Status{Unknown, Unknown, True}, Normal},
+		{"three_of_five", "60 % of five, three nodes", []Status{Unknown, False, Unknown, True, True}, PartialDisruption},
+		{"three_of_six", "50 % is under 55 %", []Status{Unknown, Unknown, Unknown, True, True, True}, Normal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ComputeZoneState(tt.ready, 0.55); got != tt.want {
+				t.Errorf("ComputeZoneState(%v) = %s, want %s (%s)", tt.ready, got, tt.want, tt.reason)
+			}
+		})
+	}
+}
