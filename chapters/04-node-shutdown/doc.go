@@ -1,0 +1,33 @@
+// Package shutdown models how a Kubernetes node ends: the graceful shutdown
+// the kubelet runs when systemd announces a power-off, and the unplanned one
+// where the node simply disappears.
+//
+// # Graceful shutdown
+//
+// The kubelet (k8s.io/kubernetes pkg/kubelet/nodeshutdown, v1.36.3) holds a
+// systemd-logind inhibitor lock. When logind announces a shutdown, the kubelet
+// marks its node NotReady, refuses new pods and ends the running ones group by
+// group, lowest priority first. [Validate] refuses a KubeletConfiguration the
+// kubelet would refuse (pkg/kubelet/apis/config/validation) and turns the
+// accepted one into priority [Group]s, as the kubelet's migrateConfig does for
+// the two-value form. [Plan] places pods in groups exactly as upstream's
+// groupByPriority does and gives every pod its start, grace and end on a clock
+// that starts when the shutdown is announced.
+//
+// The kubelet can only delay a shutdown for as long as logind lets it.
+// [EffectiveInhibitDelay] reads logind.conf and its drop-ins by systemd's rules
+// and [CheckLogind] says whether the kubelet's own override survives them.
+//
+// # Unplanned shutdown
+//
+// A node that loses power runs no kubelet, so its pods are never finalized: they
+// stay Terminating. [Simulate] runs the controllers that decide what happens
+// next on a logical clock: the pod garbage collector (pkg/controller/podgc,
+// every 20 s) force-deletes such pods only when the node is not Ready and
+// carries the node.kubernetes.io/out-of-service taint; the attach/detach
+// controller (pkg/controller/volume/attachdetach/reconciler) detaches their
+// volumes at once under that taint, or after six minutes from an unhealthy
+// node unless force detach on timeout is disabled.
+//
+// Upstream documentation: https://kubernetes.io/docs/concepts/cluster-administration/node-shutdown/
+package shutdown

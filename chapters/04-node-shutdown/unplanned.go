@@ -1,0 +1,201 @@
+package shutdown
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of the controllers that act on a node that went away without a
+// graceful shutdown (kube-controller-manager v1.36.3).
+const (
+	// PodGCPeriod is how often the pod garbage collector runs (gcCheckPeriod).
+	PodGCPeriod = 20 * time.Second
+	// MaxWaitForUnmount is how long the attach/detach controller waits for an
+	// unhealthy node to unmount a volume before it detaches it anyway.
+	MaxWaitForUnmount = 6 * time.Minute
+	// ReconcilerPeriod is how often the attach/detach controller's reconciler
+	// runs; it is also the step of Simulate's clock.
+	ReconcilerPeriod = 100 * time.Millisecond
+)
+
+// An EventKind is something that happens to the node or its pod from outside
+// the controllers Simulate runs.
+type EventKind int
+
+const (
+	// NodeNotReady: the node stopped reporting Ready (it lost power).
+	NodeNotReady EventKind = iota
+	// NodeReady: the node is back, and so is its kubelet.
+	NodeReady
+	// DeleteRequested: someone (usually the taint eviction controller) asked
+	// for the pod's graceful deletion; it is Terminating until its kubelet
+	// confirms the containers are gone.
+	DeleteRequested
+	// TaintOutOfService: node.kubernetes.io/out-of-service was added.
+	TaintOutOfService
+	// UntaintOutOfService: the taint was removed.
+	UntaintOutOfService
+	// ForceDeleted: a person ran kubectl delete --force --grace-period=0.
+	ForceDeleted
+)
+
+var eventNames = [...]string{"node NotReady", "node Ready", "deletion requested", "out-of-service taint added", "out-of-service taint removed", "pod force-deleted by hand"}
+
+func (k EventKind) String() string { return eventNames[k] }
+
+// An Event happens at a moment of the logical clock, which starts at zero.
+type Event struct {
+	At   time.Duration
+	Kind EventKind
+}
+
+// A Scenario is a node with one StatefulSet pod, possibly holding a volume,
+// and the events that happen to them.
+type Scenario struct {
+	Events []Event
+	// Volume says the pod has an attached volume that its replacement needs.
+	Volume bool
+	// PodGCOffset is when the pod GC first runs; it then runs every PodGCPeriod.
+	PodGCOffset time.Duration
+	// DisableForceDetachOnTimeout is kube-controller-manager's
+	// --disable-force-detach-on-timeout.
+	DisableForceDetachOnTimeout bool
+	// Until is when the simulation stops.
+	Until time.Duration
+}
+
+// A Moment is a time on the clock, or Never when the thing did not happen
+// before the scenario ended.
+type Moment struct {
+	At    time.Duration
+	Never bool
+}
+
+func at(d time.Duration) Moment { return Moment{At: d} }
+
+func (m Moment) String() string {
+	if m.Never {
+		return "never"
+	}
+	return "t+" + m.At.String()
+}
+
+// Who ended the old pod.
+const (
+	ByPodGC   = "pod GC (out-of-service)"
+	ByHand    = "force delete by hand"
+	ByKubelet = "kubelet"
+)
+
+// How the volume left the old node.
+const (
+	DetachedOutOfService = "force detach (out-of-service taint)"
+	DetachedTimeout      = "force detach (6 min unmount timeout)"
+	DetachedNormal       = "detach after unmount"
+)
+
+// An Outcome is what the controllers did.
+type Outcome struct {
+	// Terminating is when the pod got its deletionTimestamp.
+	Terminating Moment
+	// Gone is when the old pod left the API server, and By who removed it.
+	Gone Moment
+	By   string
+	// Detached is when the volume left the old node, and How.
+	Detached Moment
+	How      string
+	// Replacement is when the StatefulSet's new pod can run elsewhere: the old
+	// pod is gone (the name is free) and, with a volume, the volume is detached.
+	Replacement Moment
+	// Log lists what happened, in order.
+	Log []string
+}
+
+// Simulate runs the pod GC and the attach/detach controller on a logical
+// clock with the step ReconcilerPeriod, applying events as they come.
+//
+// The pod GC, on each run, force-deletes a Terminating pod only if its node is
+// not Ready and carries the out-of-service taint (any effect). The
+// attach/detach controller starts the detach of a volume once the pod that
+// used it is gone; a node that is not Ready never confirms the unmount, so it
+// detaches at once under the out-of-service taint, after MaxWaitForUnmount
+// otherwise, or never when force detach on timeout is disabled.
+func Simulate(s Scenario) Outcome {
+	never := Moment{Never: true}
+	o := Outcome{Terminating: never, Gone: never, Detached: never, Replacement: never}
+	var (
+		ready        = true
+		outOfService = false
+		terminating  = false
+		gone         = false
+		detachAsked  time.Duration
+		next         = 0
+	)
+	logf := func(t time.Duration, format string, args ...any) {
+		o.Log = append(o.Log, fmt.Sprintf("t+%-7v ", t)+fmt.Sprintf(format, args...))
+	}
+	remove := func(t time.Duration, by string) {
+		gone = true
+		o.Gone, o.By = at(t), by
+		detachAsked = t
+		logf(t, "pod removed by %s", by)
+	}
+	nextGC := s.PodGCOffset
+	for t := time.Duration(0); t <= s.Until; t += ReconcilerPeriod {
+		for next < len(s.Events) && s.Events[next].At <= t {
+			e := s.Events[next]
+			next++
+			logf(t, "%v", e.Kind)
+			switch e.Kind {
+			case NodeNotReady:
+				ready = false
+			case NodeReady:
+				ready = true
+			case TaintOutOfService:
+				outOfService = true
+			case UntaintOutOfService:
+				outOfService = false
+			case DeleteRequested:
+				if !terminating && !gone {
+					terminating = true
+					o.Terminating = at(t)
+				}
+			case ForceDeleted:
+				if !gone {
+					remove(t, ByHand)
+				}
+			}
+		}
+		// A live kubelet finishes a pending deletion itself.
+		if ready && terminating && !gone {
+			remove(t, ByKubelet)
+		}
+		if t >= nextGC {
+			nextGC += PodGCPeriod
+			// The pod GC's test in gcTerminating: not Ready and the taint key present.
+			if terminating && !gone && !ready && outOfService {
+				remove(t, ByPodGC)
+			}
+		}
+		if s.Volume && gone && o.Detached.Never {
+			switch {
+			case ready:
+				// The kubelet unmounts, so the detach is safe.
+				o.Detached, o.How = at(t), DetachedNormal
+			case outOfService:
+				o.Detached, o.How = at(t), DetachedOutOfService
+			case t-detachAsked > MaxWaitForUnmount && !s.DisableForceDetachOnTimeout:
+				// The data on the volume may be corrupt if the node still writes to it.
+				o.Detached, o.How = at(t), DetachedTimeout
+			}
+			if !o.Detached.Never {
+				logf(t, "volume detached: %s", o.How)
+			}
+		}
+		if gone && (!s.Volume || !o.Detached.Never) && o.Replacement.Never {
+			o.Replacement = at(t)
+			logf(t, "replacement pod can run on another node")
+		}
+	}
+	return o
+}

@@ -1,0 +1,114 @@
+package shutdown
+
+import (
+	"testing"
+	"time"
+)
+
+const s = time.Second
+
+// TestUnplannedStaysTerminatingWithoutTaint: a pod on a powered-off node stays
+// Terminating, and its volume attached, for as long as nobody acts.
+func TestUnplannedStaysTerminatingWithoutTaint(t *testing.T) {
+	o := Simulate(Scenario{
+		Events: []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}},
+		Volume: true, Until: time.Hour,
+	})
+	if o.Terminating != at(5*s) || !o.Gone.Never || !o.Detached.Never || !o.Replacement.Never {
+		t.Errorf("Simulate = terminating %v, gone %v, detached %v, replacement %v; want t+5s, never, never, never", o.Terminating, o.Gone, o.Detached, o.Replacement)
+	}
+}
+
+// TestUnplannedOutOfServiceNeedsNotReady: the pod GC needs both conditions,
+// the node not Ready and the out-of-service taint.
+func TestUnplannedOutOfServiceNeedsNotReady(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		events       []Event
+		wantGone     Moment
+		wantBy       string
+	}{
+		{name: "both", reason: "node NotReady and tainted: the next pod GC run (t+20s) force-deletes",
+			events:   []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, TaintOutOfService}},
+			wantGone: at(20 * s), wantBy: ByPodGC},
+		{name: "taint on a Ready node", reason: "a Ready node has a kubelet, which finishes the deletion itself",
+			events:   []Event{{5 * s, DeleteRequested}, {12 * s, TaintOutOfService}},
+			wantGone: at(5 * s), wantBy: ByKubelet},
+		{name: "not terminating", reason: "the pod GC only collects pods that are already being deleted",
+			events:   []Event{{0, NodeNotReady}, {12 * s, TaintOutOfService}},
+			wantGone: Moment{Never: true}},
+		{name: "taint removed before the run", reason: "the taint must be there when the pod GC looks",
+			events:   []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, TaintOutOfService}, {15 * s, UntaintOutOfService}},
+			wantGone: Moment{Never: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Simulate(Scenario{Events: tt.events, Until: 10 * time.Minute})
+			if o.Gone != tt.wantGone || o.By != tt.wantBy {
+				t.Errorf("gone = %v by %q, want %v by %q (%s)", o.Gone, o.By, tt.wantGone, tt.wantBy, tt.reason)
+			}
+		})
+	}
+}
+
+// TestUnplannedPodGCWithinOnePeriod: wherever the taint falls between two runs
+// of the pod GC, the pod is gone within one period of 20 s.
+func TestUnplannedPodGCWithinOnePeriod(t *testing.T) {
+	for taintAt := 30 * s; taintAt < 30*s+PodGCPeriod; taintAt += 900 * time.Millisecond {
+		for _, offset := range []time.Duration{0, 7 * s, 19900 * time.Millisecond} {
+			o := Simulate(Scenario{
+				Events:      []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {taintAt, TaintOutOfService}},
+				PodGCOffset: offset, Until: 5 * time.Minute,
+			})
+			if o.Gone.Never || o.Gone.At < taintAt || o.Gone.At-taintAt > PodGCPeriod {
+				t.Errorf("taint at t+%v, pod GC offset %v: gone %v, want within %v of the taint", taintAt, offset, o.Gone, PodGCPeriod)
+			}
+		}
+	}
+}
+
+// TestUnplannedVolumeDetach: the volume leaves the dead node at once under the
+// out-of-service taint, six minutes after the pod is gone otherwise, and never
+// when force detach on timeout is disabled.
+func TestUnplannedVolumeDetach(t *testing.T) {
+	tests := []struct {
+		name, reason      string
+		events            []Event
+		disable           bool
+		wantHow           string
+		wantAfterGoneMin  time.Duration
+		wantAfterGoneMax  time.Duration
+		wantDetachedNever bool
+	}{
+		{name: "out-of-service", reason: "with the taint the attach/detach controller does not wait for the unmount",
+			events:  []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, TaintOutOfService}},
+			wantHow: DetachedOutOfService, wantAfterGoneMax: ReconcilerPeriod},
+		{name: "hand delete, timeout", reason: "a force delete frees the name but the volume waits 6 minutes for an unmount that never comes",
+			events:  []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, ForceDeleted}},
+			wantHow: DetachedTimeout, wantAfterGoneMin: MaxWaitForUnmount, wantAfterGoneMax: MaxWaitForUnmount + time.Second},
+		{name: "hand delete, timeout disabled", reason: "--disable-force-detach-on-timeout keeps the volume attached",
+			events:  []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, ForceDeleted}},
+			disable: true, wantDetachedNever: true},
+		{name: "power back", reason: "the returning kubelet finishes the deletion and unmounts",
+			events:  []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {60 * s, NodeReady}},
+			wantHow: DetachedNormal, wantAfterGoneMax: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Simulate(Scenario{Events: tt.events, Volume: true, DisableForceDetachOnTimeout: tt.disable, Until: time.Hour})
+			if tt.wantDetachedNever {
+				if !o.Detached.Never || !o.Replacement.Never {
+					t.Errorf("detached %v, replacement %v; want never, never (%s)", o.Detached, o.Replacement, tt.reason)
+				}
+				return
+			}
+			wait := o.Detached.At - o.Gone.At
+			if o.Detached.Never || o.How != tt.wantHow || wait < tt.wantAfterGoneMin || wait > tt.wantAfterGoneMax {
+				t.Errorf("detached %v (%s), %v after the pod went; want %s within [%v, %v] (%s)", o.Detached, o.How, wait, tt.wantHow, tt.wantAfterGoneMin, tt.wantAfterGoneMax, tt.reason)
+			}
+			if o.Replacement != o.Detached {
+				t.Errorf("replacement %v, want %v: it needs the volume", o.Replacement, o.Detached)
+			}
+		})
+	}
+}
