@@ -1,0 +1,13 @@
+// Labcheck checks a learner's lab on their kwok cluster and prints what it
+// saw, check by check, with hints and a score.
+//
+// Usage:
+//
+//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [-o text|json] [--expect pass|fail]
+//
+// See package github.com/opslab/opslab/labcheck/cli for the details.
+package main
+
+import "github.com/opslab/opslab/labcheck/cli"
+
+func main() { cli.Main() }

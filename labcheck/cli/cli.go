@@ -1,0 +1,222 @@
+// Package cli is the labcheck command: it checks a learner's lab on their
+// cluster and prints, per check, ✓ or ✗ with the evidence it read, the hint
+// for each failure, and the score.
+//
+// Usage:
+//
+//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--timeout D] [-o text|json] [--expect pass|fail]
+//
+// Exit status: 0 when every check passes, 1 when some fail, 2 when labcheck
+// cannot run (a bad flag, no cluster). With --expect, 0 means every check had
+// the expected outcome; the course's own test suite uses it to show every
+// check failing on an untouched cluster and passing after the reference
+// solution.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/opslab/opslab/labcheck"
+)
+
+// Main runs labcheck with the process's arguments and exits.
+func Main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// errUsage marks errors that are the caller's: exit status 2.
+var errUsage = errors.New("usage")
+
+type options struct {
+	chapter    int // 0: all
+	kubeconfig string
+	context    string
+	timeout    time.Duration
+	output     string
+	expect     string
+}
+
+// Run runs labcheck with args and returns its exit status.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	opts, err := parse(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintf(stderr, "labcheck: %v\n", err)
+		}
+		return 2
+	}
+	checks := labcheck.Checks(opts.chapter)
+	if len(checks) == 0 {
+		if opts.chapter == 0 {
+			fmt.Fprintln(stderr, "labcheck: no checks are registered; this labcheck was built without the chapters")
+		} else {
+			fmt.Fprintf(stderr, "labcheck: chapter %d has no checks yet\n", opts.chapter)
+		}
+		return 2
+	}
+	cluster, err := labcheck.Connect(ctx, opts.kubeconfig, opts.context, 5*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "labcheck: %v\n", err)
+		return 2
+	}
+	outcomes := labcheck.Run(ctx, cluster, checks, opts.timeout)
+	switch opts.output {
+	case "json":
+		writeJSON(stdout, outcomes)
+	default:
+		writeText(stdout, outcomes)
+	}
+	if opts.expect != "" {
+		return expectExit(stderr, outcomes, opts.expect == "pass")
+	}
+	for _, o := range outcomes {
+		if !o.Passed() {
+			return 1
+		}
+	}
+	return 0
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("labcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	chapter := fs.String("chapter", "all", "the chapter to check: 1 to 4, or all")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&o.context, "context", "", "the kubeconfig context (default: the current context)")
+	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "how long one check may take")
+	fs.StringVar(&o.output, "o", "text", "output format: text or json")
+	fs.StringVar(&o.expect, "expect", "", "pass or fail: succeed only if every check has that outcome")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--timeout D] [-o text|json] [--expect pass|fail]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, errUsage // the flag package has printed the problem
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q; labcheck takes only flags (labcheck -h lists them)", fs.Arg(0))
+	}
+	if *chapter != "all" {
+		n, err := strconv.Atoi(*chapter)
+		if err != nil || labcheck.Chapters[n] == "" {
+			return o, fmt.Errorf("--chapter %q is not a chapter; use 1 to %d, or all", *chapter, len(labcheck.Chapters))
+		}
+		o.chapter = n
+	}
+	if o.output != "text" && o.output != "json" {
+		return o, fmt.Errorf("-o %q is not an output format; use text or json", o.output)
+	}
+	if o.expect != "" && o.expect != "pass" && o.expect != "fail" {
+		return o, fmt.Errorf("--expect %q is not an outcome; use pass or fail", o.expect)
+	}
+	if o.timeout <= 0 {
+		return o, fmt.Errorf("--timeout %v is not positive", o.timeout)
+	}
+	return o, nil
+}
+
+func writeText(w io.Writer, outcomes []labcheck.Outcome) {
+	chapter, got, max := 0, 0, 0
+	for _, o := range outcomes {
+		if o.Check.Chapter != chapter {
+			chapter = o.Check.Chapter
+			fmt.Fprintf(w, "Chapter %d: %s\n", chapter, labcheck.Chapters[chapter])
+		}
+		mark := "✓"
+		if !o.Passed() {
+			mark = "✗"
+		}
+		fmt.Fprintf(w, "  %s %s (%d/%d) [%s]\n", mark, o.Check.Title, o.Points(), o.Check.Points, o.Check.ID)
+		switch {
+		case o.Err != nil:
+			fmt.Fprintf(w, "      could not check: %v\n", o.Err)
+		case o.Result.Message != "":
+			fmt.Fprintf(w, "      %s\n", o.Result.Message)
+		}
+		for _, e := range o.Result.Evidence {
+			fmt.Fprintf(w, "      · %s\n", e)
+		}
+		if !o.Passed() && len(o.Check.Hints) > 0 {
+			fmt.Fprintf(w, "      hint: %s\n", o.Check.Hints[0])
+		}
+		got += o.Points()
+		max += o.Check.Points
+	}
+	fmt.Fprintf(w, "Score: %d/%d\n", got, max)
+}
+
+type jsonOutcome struct {
+	Chapter  int      `json:"chapter"`
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Passed   bool     `json:"passed"`
+	Points   int      `json:"points"`
+	Max      int      `json:"max_points"`
+	Message  string   `json:"message,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	Hint     string   `json:"hint,omitempty"`
+	Seconds  float64  `json:"seconds"`
+}
+
+func writeJSON(w io.Writer, outcomes []labcheck.Outcome) {
+	out := make([]jsonOutcome, 0, len(outcomes))
+	for _, o := range outcomes {
+		j := jsonOutcome{
+			Chapter: o.Check.Chapter, ID: o.Check.ID, Title: o.Check.Title,
+			Passed: o.Passed(), Points: o.Points(), Max: o.Check.Points,
+			Message: o.Result.Message, Evidence: o.Result.Evidence,
+			Seconds: o.Duration.Seconds(),
+		}
+		if o.Err != nil {
+			j.Error = o.Err.Error()
+		}
+		if !o.Passed() && len(o.Check.Hints) > 0 {
+			j.Hint = o.Check.Hints[0]
+		}
+		out = append(out, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out)
+}
+
+func expectExit(stderr io.Writer, outcomes []labcheck.Outcome, pass bool) int {
+	var wrong []string
+	for _, o := range outcomes {
+		if o.Err != nil {
+			wrong = append(wrong, o.Check.ID+" (could not check: "+o.Err.Error()+")")
+		} else if o.Result.Pass != pass {
+			wrong = append(wrong, o.Check.ID)
+		}
+	}
+	if len(wrong) == 0 {
+		return 0
+	}
+	want := "fail"
+	if pass {
+		want = "pass"
+	}
+	fmt.Fprintf(stderr, "labcheck: expected every check to %s, but not: %s\n", want, strings.Join(wrong, ", "))
+	return 1
+}
