@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# test.sh is make test: the project's whole test suite.
+#
+#  1. go vet and go test ./... : models, claims, transcripts, prose quotes
+#     and proofs, the site; nothing here needs a cluster.
+#  2. A private lab cluster, opslab-test, with its own kubeconfig, so a
+#     learner's opslab cluster and kubeconfig are never touched.
+#  3. The end-to-end suite on it: the cluster's smoke tests, then each
+#     chapter's comparisons of its model with the real control plane.
+#  4. Every chapter's lab checks: each must fail on the untouched cluster,
+#     then pass after the chapter's reference solution.
+#  5. The cluster is removed, whether the suite passed or failed.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+cd "$OPSLAB_ROOT"
+"$OPSLAB_ROOT/lab/scripts/require-go.sh"
+
+step() { printf '\n== %s\n' "$*"; }
+start=$SECONDS
+
+step "go vet ./..."
+go vet ./...
+step "go test ./..."
+go test ./...
+
+step "lab binaries"
+lab/scripts/build-binaries.sh
+
+export OPSLAB_CLUSTER=opslab-test
+export OPSLAB_CONTEXT=kwok-opslab-test
+export KUBECONFIG=$LAB_CACHE/opslab-test.kubeconfig
+export PATH=$LAB_BIN:$PATH
+cleanup() {
+	status=$?
+	step "removing the test cluster"
+	lab/scripts/lab-down.sh || true
+	rm -f "$KUBECONFIG"
+	if [ $status -eq 0 ]; then
+		printf '\nmake test: all passed in %ds\n' $((SECONDS - start))
+	else
+		printf '\nmake test: FAILED (exit %d) after %ds\n' $status $((SECONDS - start)) >&2
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+step "a private lab cluster ($OPSLAB_CLUSTER)"
+lab/scripts/lab-down.sh >/dev/null
+lab/scripts/lab-up.sh
+
+step "end-to-end: the lab cluster's smoke suite"
+go test -tags e2e -count=1 ./lab/e2e/
+
+# The chapters' end-to-end tests are the test files with the e2e build tag.
+e2e_pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' chapters labcheck 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
+if [ -n "$e2e_pkgs" ]; then
+	step "end-to-end: the chapters' models against the real control plane"
+	# shellcheck disable=SC2086
+	go test -tags e2e -count=1 -p 1 $e2e_pkgs
+fi
+
+go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
+for dir in chapters/*/; do
+	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
+	[ -x "$dir/lab/solve.sh" ] || continue
+	step "chapter $n: every check fails on the untouched cluster"
+	"$LAB_CACHE/labcheck" --chapter "$n" --expect fail
+	step "chapter $n: the reference solution"
+	"$dir/lab/solve.sh"
+	step "chapter $n: every check passes after it"
+	"$LAB_CACHE/labcheck" --chapter "$n" --expect pass
+done
