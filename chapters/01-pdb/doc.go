@@ -1,0 +1,89 @@
+// Package pdb models a PodDisruptionBudget: a floor of available pods that an
+// application declares, and that every voluntary remover of pods must ask
+// before it removes one.
+//
+// It is the model of chapter 1 of the course. It follows upstream Kubernetes
+// v1.36.3 where the behaviour matters to an operator, and it is small enough
+// to read in one sitting.
+//
+// # The cluster
+//
+// A [Cluster] holds nodes, pods, controllers and budgets, and a logical clock
+// that starts at zero and only moves when asked ([Cluster.Advance], or a
+// [Cluster.Drain] waiting between retries). Nothing in the package reads the
+// wall clock or starts a goroutine.
+//
+// A [Controller] stands for a Deployment: it keeps Replicas pods running,
+// and when one of its pods goes away it creates a replacement at once. The
+// replacement is placed on the schedulable node with the fewest pods of the
+// same controller (then the fewest pods, then the first name), and becomes
+// Ready ReadyAfter later. With no schedulable node it stays Pending.
+//
+// # Budgets and their status
+//
+// A [Budget] selects pods by labels (a nil selector selects nothing, an empty
+// one selects every pod) and declares either MinAvailable or MaxUnavailable,
+// each an integer or a percentage ([IntOrPercent]). The disruption controller
+// of kube-controller-manager turns that declaration into a [Status]
+// (pkg/controller/disruption/disruption.go, getExpectedPodCount,
+// countHealthyPods and updatePdbStatus):
+//
+//   - maxUnavailable: ExpectedPods is the sum of the scale of the controllers
+//     of the selected pods; a percentage is taken of it, rounding up;
+//     DesiredHealthy = max(0, ExpectedPods − maxUnavailable).
+//   - minAvailable as an integer: DesiredHealthy is the integer and
+//     ExpectedPods the number of selected pods.
+//   - minAvailable as a percentage: ExpectedPods from the controllers' scale;
+//     DesiredHealthy is the percentage of it, rounding up.
+//   - CurrentHealthy counts selected pods that are Ready, not being deleted,
+//     and not recorded in DisruptedPods in the last two minutes.
+//   - DisruptionsAllowed = max(0, CurrentHealthy − DesiredHealthy), and 0 when
+//     ExpectedPods is 0.
+//
+// The controller runs after every change while it is running
+// ([Cluster.StopController] stands for a kube-controller-manager that is down
+// or behind); ObservedGeneration records the budget generation it last saw.
+//
+// # Evictions
+//
+// [Cluster.Evict] is the eviction subresource of the API server
+// (pkg/registry/core/pod/storage/eviction.go). It does not count pods: it
+// trusts the status the controller wrote, in this order:
+//
+//  1. a Pending, Succeeded or Failed pod, or one already being deleted, is
+//     deleted without looking at budgets;
+//  2. no budget selects the pod: deleted;
+//  3. more than one budget selects it: code 500, "This pod has more than one
+//     PodDisruptionBudget, which the eviction subresource does not support.";
+//  4. the pod is not Ready: with UnhealthyPodEvictionPolicy AlwaysAllow it is
+//     deleted; with IfHealthyBudget (the default) it is deleted when
+//     CurrentHealthy ≥ DesiredHealthy > 0, and otherwise takes the normal path;
+//  5. the controller has not observed the budget's generation: code 429,
+//     "Cannot evict pod as it would violate the pod's disruption budget.";
+//  6. DisruptionsAllowed is 0: code 429, the same message;
+//  7. otherwise DisruptionsAllowed is decremented, the pod is recorded in
+//     DisruptedPods and deleted.
+//
+// [Cluster.EvictDryRun] answers the same question and changes nothing, as an
+// eviction with dryRun: All does. [Cluster.Crash] and [Cluster.Delete] remove
+// a pod without asking any budget: the first stands for a failure, the second
+// for a remover that deletes rather than evicts.
+//
+// # Drains
+//
+// [Cluster.Drain] does what kubectl drain does (k8s.io/kubectl pkg/drain):
+// it cordons the node and evicts every pod on it; a pod refused with 429 is
+// tried again every 5 seconds until the timeout; any other error is a hard
+// failure for that pod. The [DrainResult] says what was evicted, what failed
+// and what is left, and whether the drain could never finish because nothing
+// in the cluster will change.
+//
+// # Simplifications
+//
+// One namespace; selectors with matchLabels only; a deleted pod is gone at
+// once (no grace period); the scheduler is the placement rule above; the
+// ReplicaSet and disruption controllers react within the same instant.
+//
+// Upstream documentation: https://kubernetes.io/docs/concepts/workloads/pods/disruptions/
+// and https://kubernetes.io/docs/tasks/run-application/configure-pdb/.
+package pdb
