@@ -1,0 +1,186 @@
+package pdb
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// counts is the part of a Status the tests compare.
+type counts struct{ Expected, Desired, Healthy, Allowed int }
+
+func countsOf(s Status) counts {
+	return counts{s.ExpectedPods, s.DesiredHealthy, s.CurrentHealthy, s.DisruptionsAllowed}
+}
+
+func TestStatus(t *testing.T) {
+	tests := []struct {
+		name      string
+		reason    string
+		replicas  int
+		floor     func(*Budget)
+		unmanaged int // extra Ready pods labelled app=web that no controller owns
+		want      counts
+	}{
+		{name: "min-2-of-3", reason: "one pod above the floor: one disruption", replicas: 3, floor: minAvailable(Int(2)), want: counts{3, 2, 3, 1}},
+		{name: "min-3-of-3", reason: "a floor equal to the replicas allows nothing", replicas: 3, floor: minAvailable(Int(3)), want: counts{3, 3, 3, 0}},
+		{name: "min-4-of-3", reason: "a floor above the replicas allows nothing and is not an error", replicas: 3, floor: minAvailable(Int(4)), want: counts{3, 4, 3, 0}},
+		{name: "min-0", reason: "a floor of zero allows every pod to go", replicas: 3, floor: minAvailable(Int(0)), want: counts{3, 0, 3, 3}},
+		{name: "max-1-of-3", reason: "maxUnavailable 1 is the floor replicas−1", replicas: 3, floor: maxUnavailable(Int(1)), want: counts{3, 2, 3, 1}},
+		{name: "max-0", reason: "maxUnavailable 0 allows nothing", replicas: 3, floor: maxUnavailable(Int(0)), want: counts{3, 3, 3, 0}},
+		{name: "max-5-of-3", reason: "desiredHealthy never goes below zero", replicas: 3, floor: maxUnavailable(Int(5)), want: counts{3, 0, 3, 3}},
+		{name: "neither", reason: "a budget without a floor expects no pods, and expectedPods 0 allows nothing", replicas: 3, floor: func(*Budget) {}, want: counts{0, 0, 3, 0}},
+		{name: "min-int-counts-unmanaged", reason: "an integer minAvailable takes expectedPods from the pods that exist", replicas: 3, unmanaged: 1, floor: minAvailable(Int(2)), want: counts{4, 2, 4, 2}},
+		{name: "max-ignores-unmanaged", reason: "maxUnavailable takes expectedPods from the controllers' scale", replicas: 3, unmanaged: 1, floor: maxUnavailable(Int(1)), want: counts{3, 2, 4, 2}},
+		{name: "min-percent-ignores-unmanaged", reason: "a percentage of minAvailable also takes expectedPods from the scale", replicas: 3, unmanaged: 1, floor: minAvailable(Percent(100)), want: counts{3, 3, 4, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := web(t, tt.replicas, nil)
+			for i := range tt.unmanaged {
+				if err := c.AddPod(Pod{Name: fmt.Sprintf("bare-%d", i+1), Node: "pdb-1", Labels: map[string]string{"app": "web"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b := Budget{Name: "web", Selector: &Selector{MatchLabels: map[string]string{"app": "web"}}}
+			tt.floor(&b)
+			if err := c.AddBudget(b); err != nil {
+				t.Fatal(err)
+			}
+			got := countsOf(mustBudget(t, c, "web").Status)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("status of %s over %d replicas (-want +got):\n%s(%s)", b.Spec(), tt.replicas, diff, tt.reason)
+			}
+		})
+	}
+}
+
+func TestPercentRoundsUp(t *testing.T) {
+	tests := []struct {
+		name     string
+		reason   string
+		replicas int
+		floor    func(*Budget)
+		want     counts
+	}{
+		{name: "min-50%-of-3", reason: "1.5 pods must stay: rounded up to 2", replicas: 3, floor: minAvailable(Percent(50)), want: counts{3, 2, 3, 1}},
+		{name: "max-50%-of-3", reason: "1.5 pods may go: rounded up to 2, so only 1 must stay", replicas: 3, floor: maxUnavailable(Percent(50)), want: counts{3, 1, 3, 2}},
+		{name: "min-25%-of-10", reason: "2.5 must stay: 3", replicas: 10, floor: minAvailable(Percent(25)), want: counts{10, 3, 10, 7}},
+		{name: "max-25%-of-10", reason: "2.5 may go: 3", replicas: 10, floor: maxUnavailable(Percent(25)), want: counts{10, 7, 10, 3}},
+		{name: "min-1%-of-3", reason: "any positive percentage protects at least one pod", replicas: 3, floor: minAvailable(Percent(1)), want: counts{3, 1, 3, 2}},
+		{name: "max-1%-of-3", reason: "any positive percentage of maxUnavailable allows at least one disruption", replicas: 3, floor: maxUnavailable(Percent(1)), want: counts{3, 2, 3, 1}},
+		{name: "min-100%", reason: "100% is every replica: nothing may go", replicas: 3, floor: minAvailable(Percent(100)), want: counts{3, 3, 3, 0}},
+		{name: "max-0%", reason: "0% rounds to nothing", replicas: 3, floor: maxUnavailable(Percent(0)), want: counts{3, 3, 3, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := web(t, tt.replicas, tt.floor)
+			b := mustBudget(t, c, "web")
+			if diff := cmp.Diff(tt.want, countsOf(b.Status)); diff != "" {
+				t.Errorf("status of %s over %d replicas (-want +got):\n%s(%s)", b.Spec(), tt.replicas, diff, tt.reason)
+			}
+		})
+	}
+}
+
+func TestSelector(t *testing.T) {
+	web := map[string]string{"app": "web", "tier": "front"}
+	tests := []struct {
+		name     string
+		reason   string
+		selector *Selector
+		want     bool
+	}{
+		{name: "nil", reason: "a budget without a selector selects no pod", selector: nil, want: false},
+		{name: "empty", reason: "an empty selector selects every pod in the namespace", selector: &Selector{}, want: true},
+		{name: "subset", reason: "every label of the selector is on the pod", selector: &Selector{MatchLabels: map[string]string{"app": "web"}}, want: true},
+		{name: "other-value", reason: "a label with another value does not match", selector: &Selector{MatchLabels: map[string]string{"app": "db"}}, want: false},
+		{name: "missing-label", reason: "a label the pod lacks does not match", selector: &Selector{MatchLabels: map[string]string{"app": "web", "env": "prod"}}, want: false},
+		{name: "empty-value", reason: "an empty value must be present and empty", selector: &Selector{MatchLabels: map[string]string{"env": ""}}, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.selector.Matches(web); got != tt.want {
+				t.Errorf("selector %s matches %v = %v, want %v (%s)", tt.selector, web, got, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+// A budget with a nil selector protects nothing, so an eviction of any pod
+// is allowed; one with an empty selector protects every pod.
+func TestSelectorDecidesWhatIsProtected(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		reason   string
+		selector *Selector
+		want     bool
+	}{
+		{name: "nil", reason: "no pod is selected, so no budget is asked", selector: nil, want: true},
+		{name: "empty", reason: "every pod is selected, and minAvailable 3 of 3 allows nothing", selector: &Selector{}, want: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := web(t, 3, nil)
+			three := Int(3)
+			if err := c.AddBudget(Budget{Name: "all", Selector: tt.selector, MinAvailable: &three}); err != nil {
+				t.Fatal(err)
+			}
+			if d := c.EvictDryRun("web-1"); d.Allowed != tt.want {
+				t.Errorf("Evict(web-1) = %s, want allowed %v (%s)", d, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func TestDisruptedPodsExpireAfterTwoMinutes(t *testing.T) {
+	pod := &Pod{Name: "web-1", Phase: Running}
+	approvedAt := 10 * time.Second
+	prev := map[string]time.Duration{"web-1": approvedAt}
+	tests := []struct {
+		name        string
+		reason      string
+		now         time.Duration
+		wantHealthy int
+		wantKept    bool
+	}{
+		{name: "just-approved", reason: "a pod promised to an eviction is not counted healthy", now: approvedAt, wantHealthy: 0, wantKept: true},
+		{name: "before-timeout", reason: "still promised one second before the timeout", now: approvedAt + DeletionTimeout - time.Second, wantHealthy: 0, wantKept: true},
+		{name: "at-timeout", reason: "at exactly two minutes the entry is kept but no longer hides the pod", now: approvedAt + DeletionTimeout, wantHealthy: 1, wantKept: true},
+		{name: "after-timeout", reason: "a pod never deleted counts again and the entry is dropped", now: approvedAt + DeletionTimeout + time.Second, wantHealthy: 1, wantKept: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kept := disrupted(prev, []*Pod{pod}, tt.now)
+			if _, ok := kept["web-1"]; ok != tt.wantKept {
+				t.Errorf("at %s DisruptedPods keeps web-1 = %v, want %v (%s)", At(tt.now), ok, tt.wantKept, tt.reason)
+			}
+			if got := countHealthy([]*Pod{pod}, kept, tt.now); got != tt.wantHealthy {
+				t.Errorf("at %s currentHealthy = %d, want %d (%s)", At(tt.now), got, tt.wantHealthy, tt.reason)
+			}
+		})
+	}
+}
+
+func TestBudgetValidation(t *testing.T) {
+	two, over := Int(2), Percent(150)
+	tests := []struct {
+		name    string
+		reason  string
+		budget  Budget
+		wantErr string
+	}{
+		{name: "both", reason: "minAvailable and maxUnavailable exclude each other", budget: Budget{Name: "web", MinAvailable: &two, MaxUnavailable: &two}, wantErr: "budget web: minAvailable and maxUnavailable cannot be both set"},
+		{name: "over-100", reason: "a percentage above 100 is refused", budget: Budget{Name: "web", MinAvailable: &over}, wantErr: "budget web: 150% must not be greater than 100%"},
+		{name: "policy", reason: "only the two policies exist", budget: Budget{Name: "web", UnhealthyPodEvictionPolicy: "Never"}, wantErr: `budget web: unhealthyPodEvictionPolicy "Never" is not IfHealthyBudget or AlwaysAllow`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := NewCluster().AddBudget(tt.budget)
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("AddBudget error = %v, want %q (%s)", err, tt.wantErr, tt.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,132 @@
+package pdb
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// Draining pdb-1 and pdb-2 together (both cordoned first, as kubectl drain
+// does) under minAvailable 2 of 3: web-1 goes at once, web-2 is refused
+// every 5 s until web-1's replacement is Ready at t=15s.
+func TestDrainWaitsForReplacements(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(2)))
+	rs, err := c.DrainNodes([]string{"pdb-1", "pdb-2"}, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []DrainResult{
+		{Node: "pdb-1", Started: 0, Ended: 0, Evicted: []string{"web-1"}, Attempts: 1},
+		{Node: "pdb-2", Started: 0, Ended: 15 * time.Second, Evicted: []string{"web-2"}, Attempts: 4},
+	}
+	if diff := cmp.Diff(want, rs, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("drain of pdb-1 and pdb-2 (-want +got):\n%s", diff)
+	}
+}
+
+// minAvailable equal to the replicas allows no eviction, ever: with no
+// timeout the drain can never finish, and with one it gives up with the pod
+// still there.
+func TestDrainStallsWhenFloorEqualsReplicas(t *testing.T) {
+	t.Run("no-timeout", func(t *testing.T) {
+		c := web(t, 3, minAvailable(Int(3)))
+		r, err := c.Drain("pdb-1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Stalled || r.TimedOut || !cmp.Equal(r.Left, []string{"web-1"}) {
+			t.Errorf("Drain(pdb-1) = %+v, want stalled with web-1 left", r)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		c := web(t, 3, minAvailable(Int(3)))
+		r, err := c.Drain("pdb-1", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Asked at t=0s, 5s, ... 55s: twelve times, then the timeout.
+		want := DrainResult{Node: "pdb-1", Ended: time.Minute, Left: []string{"web-1"}, Attempts: 12, TimedOut: true, Stalled: true}
+		if diff := cmp.Diff(want, r, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("Drain(pdb-1, 1m) (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// The same drain finishes once the floor leaves room: more replicas under
+// the same floor, or a looser floor over the same replicas.
+func TestLooserFloorLetsDrainFinish(t *testing.T) {
+	tests := []struct {
+		name     string
+		reason   string
+		replicas int
+		floor    func(*Budget)
+	}{
+		{name: "more-replicas", reason: "4 replicas under minAvailable 3 leave one disruption", replicas: 4, floor: minAvailable(Int(3))},
+		{name: "min-2", reason: "a floor of 2 under 3 replicas leaves one disruption", replicas: 3, floor: minAvailable(Int(2))},
+		{name: "max-unavailable-1", reason: "maxUnavailable 1 says the same and follows the replicas when they change", replicas: 3, floor: maxUnavailable(Int(1))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := web(t, tt.replicas, tt.floor)
+			r, err := c.Drain("pdb-1", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Done() || len(c.PodsOn("pdb-1")) != 0 {
+				t.Errorf("Drain(pdb-1) = %s, want drained (%s)", r.Summary(), tt.reason)
+			}
+		})
+	}
+}
+
+// Two budgets on one pod are an error the eviction subresource cannot get
+// past; kubectl drain does not retry it.
+func TestDrainFailsOnSeveralBudgets(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(1)))
+	one := Int(1)
+	if err := c.AddBudget(Budget{Name: "everything", Selector: &Selector{}, MaxUnavailable: &one}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Drain("pdb-1", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Done() || len(r.Failed) != 1 || r.Failed[0].Code != 500 || r.Attempts != 1 || r.Ended != 0 {
+		t.Errorf("Drain(pdb-1) = %+v, want web-1 failed with 500 after one attempt at t=0s", r)
+	}
+}
+
+func TestDrainCordonsTheNode(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(3)))
+	if _, err := c.Drain("pdb-1", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.Node("pdb-1"); !n.Cordoned {
+		t.Error("pdb-1 is schedulable after a drain that gave up, want cordoned: kubectl drain does not uncordon")
+	}
+}
+
+func TestDrainErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		reason  string
+		nodes   []string
+		timeout time.Duration
+		wantErr string
+	}{
+		{name: "unknown-node", reason: "a node name that does not exist", nodes: []string{"pdb-9"}, wantErr: `unknown node "pdb-9"`},
+		{name: "negative-timeout", reason: "a timeout cannot be negative", nodes: []string{"pdb-1"}, timeout: -time.Second, wantErr: "drain timeout -1s is negative"},
+		{name: "no-node", reason: "a drain needs a node", wantErr: "drain needs at least one node"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := web(t, 3, nil)
+			_, err := c.DrainNodes(tt.nodes, tt.timeout)
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("DrainNodes(%q, %v) error = %v, want %q (%s)", tt.nodes, tt.timeout, err, tt.wantErr, tt.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,216 @@
+package pdb
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Only Ready pods count: after one eviction the next is refused until the
+// replacement is Ready, then allowed. Nobody wrote that rate; it follows
+// from the floor and the replacement's start-up time.
+func TestEvictRefusedAtFloorThenAllowedOnceReplacementReady(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(2)))
+
+	if d := c.Evict("web-1"); !d.Allowed {
+		t.Fatalf("Evict(web-1) = %s, want allowed: 3 Ready pods and a floor of 2", d)
+	}
+	d := c.Evict("web-2")
+	want := Decision{Pod: "web-2", Code: 429, Budget: "web",
+		Message: "Cannot evict pod as it would violate the pod's disruption budget.",
+		Causes:  []string{"The disruption budget web needs 2 healthy pods and has 2 currently"}}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Fatalf("Evict(web-2) at the floor (-want +got):\n%s", diff)
+	}
+
+	// The replacement web-4 was created at t=0 and is Ready at t=15s.
+	if err := c.Advance(14 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Evict("web-2"); d.Allowed {
+		t.Fatalf("Evict(web-2) at t=14s = %s, want refused: web-4 is not Ready yet", d)
+	}
+	if err := c.Advance(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Evict("web-2"); !d.Allowed {
+		t.Fatalf("Evict(web-2) at t=15s = %s, want allowed: web-4 is Ready", d)
+	}
+}
+
+// The eviction subresource checks, in upstream's order, whether budgets
+// apply at all before it looks at one.
+func TestEvictIgnoresBudgetsForPodsNotRunning(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		pod    Pod
+	}{
+		{name: "pending", reason: "a Pending pod serves nothing yet", pod: Pod{Name: "extra", Phase: Pending}},
+		{name: "succeeded", reason: "a finished pod has nothing left to disrupt", pod: Pod{Name: "extra", Node: "pdb-1", Phase: Succeeded}},
+		{name: "failed", reason: "a failed pod has nothing left to disrupt", pod: Pod{Name: "extra", Node: "pdb-1", Phase: Failed}},
+		{name: "terminating", reason: "a pod already being deleted is going anyway", pod: Pod{Name: "extra", Node: "pdb-1", Phase: Running, Terminating: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A floor of 3 over 3 Ready pods allows no disruption at all.
+			c := web(t, 3, minAvailable(Int(3)))
+			tt.pod.Labels = map[string]string{"app": "web"}
+			if err := c.AddPod(tt.pod); err != nil {
+				t.Fatal(err)
+			}
+			if d := c.Evict("extra"); !d.Allowed || d.Budget != "" {
+				t.Errorf("Evict(extra) = %s (budget %q), want allowed without a budget (%s)", d, d.Budget, tt.reason)
+			}
+		})
+	}
+}
+
+func TestEvictWithoutBudget(t *testing.T) {
+	c := web(t, 3, nil)
+	for _, p := range []string{"web-1", "web-2", "web-3"} {
+		if d := c.Evict(p); !d.Allowed {
+			t.Fatalf("Evict(%s) = %s, want allowed: no budget selects it", p, d)
+		}
+	}
+	if n := readyPods(c); n != 0 {
+		t.Errorf("%d pods Ready after evicting all three with no budget, want 0", n)
+	}
+}
+
+func TestEvictSeveralBudgets(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(1)))
+	one := Int(1)
+	if err := c.AddBudget(Budget{Name: "everything", Selector: &Selector{}, MaxUnavailable: &one}); err != nil {
+		t.Fatal(err)
+	}
+	d := c.Evict("web-1")
+	want := Decision{Pod: "web-1", Code: 500,
+		Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("Evict(web-1) under two budgets that would each allow it (-want +got):\n%s", diff)
+	}
+	if _, ok := c.Pod("web-1"); !ok {
+		t.Error("web-1 is gone after a 500, want it still there")
+	}
+}
+
+func TestUnhealthyPodEvictionPolicy(t *testing.T) {
+	tests := []struct {
+		name     string
+		reason   string
+		policy   UnhealthyPodEvictionPolicy
+		floor    int
+		unready  []string // pods whose readiness probe fails
+		evict    string
+		want     string
+		spent    bool // whether the eviction used one of the allowed disruptions
+	}{
+		{name: "if-healthy/budget-healthy", reason: "the application is not disrupted, so a pod that serves nothing may go without spending the budget",
+			policy: IfHealthyBudget, floor: 2, unready: []string{"web-3"}, evict: "web-3", want: "allowed", spent: false},
+		{name: "default/budget-healthy", reason: "an empty policy is IfHealthyBudget",
+			policy: "", floor: 2, unready: []string{"web-3"}, evict: "web-3", want: "allowed", spent: false},
+		{name: "if-healthy/budget-short", reason: "below the floor the unhealthy pod takes the normal path, and nothing is allowed",
+			policy: IfHealthyBudget, floor: 2, unready: []string{"web-2", "web-3"}, evict: "web-3", want: "refused", spent: false},
+		{name: "always-allow/budget-short", reason: "AlwaysAllow lets a pod that is not Ready go even below the floor",
+			policy: AlwaysAllow, floor: 2, unready: []string{"web-2", "web-3"}, evict: "web-3", want: "allowed", spent: false},
+		{name: "if-healthy/floor-zero", reason: "with desiredHealthy 0 the shortcut does not apply; the normal path allows it and spends one",
+			policy: IfHealthyBudget, floor: 0, unready: []string{"web-3"}, evict: "web-3", want: "allowed", spent: true},
+		{name: "always-allow/ready-pod", reason: "the policy is about pods that are not Ready; a Ready pod still needs the budget",
+			policy: AlwaysAllow, floor: 3, evict: "web-1", want: "refused", spent: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := web(t, 3, func(b *Budget) {
+				f := Int(tt.floor)
+				b.MinAvailable = &f
+				b.UnhealthyPodEvictionPolicy = tt.policy
+			})
+			for _, p := range tt.unready {
+				if err := c.SetReady(p, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := c.Evict(tt.evict)
+			if verdict(d) != tt.want {
+				t.Fatalf("Evict(%s) = %s, want %s (%s)", tt.evict, d, tt.want, tt.reason)
+			}
+			if d.Spent != tt.spent {
+				t.Errorf("Evict(%s) spent a disruption = %v, want %v (%s)", tt.evict, d.Spent, tt.spent, tt.reason)
+			}
+		})
+	}
+}
+
+func TestEvictGenerationNotObserved(t *testing.T) {
+	c := web(t, 4, minAvailable(Int(3)))
+	c.StopController()
+	if err := c.UpdateBudget("web", func(b *Budget) { two := Int(2); b.MinAvailable = &two }); err != nil {
+		t.Fatal(err)
+	}
+	d := c.Evict("web-1")
+	want := Decision{Pod: "web-1", Code: 429, Budget: "web",
+		Message: "Cannot evict pod as it would violate the pod's disruption budget.",
+		Causes:  []string{"The disruption budget web is still being processed by the server."}}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Fatalf("Evict(web-1) before the controller saw generation 2 (-want +got):\n%s", diff)
+	}
+	c.StartController()
+	if d := c.Evict("web-1"); !d.Allowed {
+		t.Errorf("Evict(web-1) once generation 2 is observed = %s, want allowed", d)
+	}
+}
+
+// The eviction subresource does not count pods: it spends what the status
+// says. With the controller stopped, evictions spend the last
+// disruptionsAllowed and then stay refused even after replacements are
+// Ready, because nobody recomputes it.
+func TestEvictTrustsStatus(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(1)))
+	c.StopController()
+	for _, p := range []string{"web-1", "web-2"} {
+		if d := c.Evict(p); !d.Allowed {
+			t.Fatalf("Evict(%s) = %s, want allowed: the status said 2 disruptions allowed", p, d)
+		}
+	}
+	if err := c.Advance(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	d := c.Evict("web-3")
+	want := []string{"The disruption budget web does not allow evicting pods currently"}
+	if d.Allowed || !cmp.Equal(want, d.Causes) {
+		t.Fatalf("Evict(web-3) with the controller stopped = %s, want refused with causes %q", d, want)
+	}
+	c.StartController()
+	if d := c.Evict("web-3"); !d.Allowed {
+		t.Errorf("Evict(web-3) once the controller counted the Ready replacements = %s, want allowed", d)
+	}
+}
+
+func TestEvictDryRunChangesNothing(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(2)))
+	before, events := mustBudget(t, c, "web").Status, len(c.Log())
+	for range 3 {
+		if d := c.EvictDryRun("web-1"); !d.Allowed || !d.DryRun {
+			t.Fatalf("EvictDryRun(web-1) = %s, want an allowed dry run", d)
+		}
+	}
+	if _, ok := c.Pod("web-1"); !ok {
+		t.Error("web-1 is gone after a dry run")
+	}
+	if diff := cmp.Diff(before, mustBudget(t, c, "web").Status); diff != "" {
+		t.Errorf("budget status changed by dry runs (-before +after):\n%s", diff)
+	}
+	if n := len(c.Log()) - events; n != 0 {
+		t.Errorf("dry runs wrote %d events, want none", n)
+	}
+}
+
+func TestEvictUnknownPod(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(2)))
+	d := c.Evict("web-9")
+	if d.Allowed || d.Code != 404 || d.Message != `pods "web-9" not found` {
+		t.Errorf("Evict(web-9) = %s (code %d), want refused 404 pods \"web-9\" not found", d, d.Code)
+	}
+}
