@@ -98,14 +98,14 @@ func TestEvictSeveralBudgets(t *testing.T) {
 
 func TestUnhealthyPodEvictionPolicy(t *testing.T) {
 	tests := []struct {
-		name     string
-		reason   string
-		policy   UnhealthyPodEvictionPolicy
-		floor    int
-		unready  []string // pods whose readiness probe fails
-		evict    string
-		want     string
-		spent    bool // whether the eviction used one of the allowed disruptions
+		name    string
+		reason  string
+		policy  UnhealthyPodEvictionPolicy
+		floor   int
+		unready []string // pods whose readiness probe fails
+		evict   string
+		want    string
+		spent   bool // whether the eviction used one of the allowed disruptions
 	}{
 		{name: "if-healthy/budget-healthy", reason: "the application is not disrupted, so a pod that serves nothing may go without spending the budget",
 			policy: IfHealthyBudget, floor: 2, unready: []string{"web-3"}, evict: "web-3", want: "allowed", spent: false},
