@@ -1,0 +1,47 @@
+package apf
+
+import (
+	"testing"
+)
+
+// BenchmarkClassify classifies a mix of requests against the default
+// schemas; the classifications/s metric is what the chapter quotes.
+func BenchmarkClassify(b *testing.B) {
+	c := defaultConfig(b)
+	sa := ServiceAccountUser("apf-lab", "runaway-operator")
+	reqs := []Request{
+		{User: "kubernetes-admin", Groups: []string{"system:masters", GroupAuthenticated}, Verb: "list", Resource: "pods", Namespace: "default"},
+		{User: "system:node:pdb-1", Groups: []string{"system:nodes", GroupAuthenticated}, Verb: "update", APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease"},
+		{User: sa, Groups: Impersonated(sa, nil), Verb: "list", Resource: "configmaps", Namespace: "apf-lab"},
+		{User: "alice", Groups: []string{GroupAuthenticated}, Verb: "get", Resource: "pods", Namespace: "apf-lab"},
+		{User: UserAnonymous, Groups: []string{GroupUnauthenticated}, Verb: "get", Path: "/version"},
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c.Classify(reqs[i%len(reqs)])
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "classifications/s")
+}
+
+// BenchmarkSimulate runs 1,000,000 requests (a runaway and five mice) through
+// one queuing level.
+func BenchmarkSimulate(b *testing.B) {
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Response: queuing(64, 8, 50)}
+	flows := runawayFlows(1, 0)
+	flows[0].Count = 1_000_000 - 5*5000
+	for i := range flows[1:] {
+		flows[1+i].Count = 5000
+	}
+	total := 0
+	for _, f := range flows {
+		total += f.Count
+	}
+	if total != 1_000_000 {
+		b.Fatalf("flows send %d requests, want 1,000,000", total)
+	}
+	for b.Loop() {
+		if _, err := Simulate(level, flows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package apf
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	flowcontrol "k8s.io/api/flowcontrol/v1"
+)
+
+func TestSeatsOfDefaultLevels(t *testing.T) {
+	type row struct {
+		Level             string
+		Shares            int32
+		Nominal, Lendable int
+	}
+	// kubernetes-facts §9: nominal and lendable seats of the bootstrap
+	// levels at the default 600 seats, Σshares = 245.
+	want := []row{
+		{"catch-all", 5, 13, 0},
+		{"exempt", 0, 0, 0},
+		{"global-default", 20, 49, 25},
+		{"leader-election", 10, 25, 0},
+		{"node-high", 40, 98, 25},
+		{"system", 30, 74, 24},
+		{"workload-high", 40, 98, 49},
+		{"workload-low", 100, 245, 221},
+	}
+	var got []row
+	for _, s := range defaultConfig(t).Seats(DefaultServerSeats) {
+		got = append(got, row{s.Level, s.Shares, s.Nominal, s.Lendable})
+		if s.Min != s.Nominal-s.Lendable || s.Max != s.Nominal+s.Borrowing {
+			t.Errorf("%s: min %d max %d, want nominal−lendable %d and nominal+borrowing %d", s.Level, s.Min, s.Max, s.Nominal-s.Lendable, s.Nominal+s.Borrowing)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Seats(600) (-want +got):\n%s", diff)
+	}
+}
+
+func TestSeatsRoundUp(t *testing.T) {
+	total := 0
+	for _, s := range defaultConfig(t).Seats(DefaultServerSeats) {
+		total += s.Nominal
+	}
+	if total != 602 {
+		t.Errorf("Σnominal = %d, want 602: each level's share is rounded up, so the sum passes 600", total)
+	}
+}
+
+func TestSeatsScaleWithServer(t *testing.T) {
+	c := defaultConfig(t)
+	for _, tc := range []struct {
+		name, reason string
+		server       int
+		level        string
+		want         int
+	}{
+		{"default", "", 600, "workload-low", 245},
+		{"doubled", "ceil(1200×100/245) = 490", 1200, "workload-low", 490},
+		{"small server", "ceil(60×5/245) = 2: every limited level keeps at least a seat while it has shares", 60, "catch-all", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, s := range c.Seats(tc.server) {
+				if s.Level == tc.level && s.Nominal != tc.want {
+					t.Errorf("Seats(%d)[%s].Nominal = %d, want %d (%s)", tc.server, tc.level, s.Nominal, tc.want, tc.reason)
+				}
+			}
+		})
+	}
+}
+
+func TestSeatsNewLevelTakesFromOthers(t *testing.T) {
+	fss, pls := defaultObjects()
+	c, err := NewConfig(fss, append(pls, queueLevel("apf-lab-runaway", 5, 0, ptr(int32(0)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]LevelSeats{}
+	for _, s := range c.Seats(DefaultServerSeats) {
+		got[s.Level] = s
+	}
+	// Σshares grows from 245 to 250.
+	if n := got["apf-lab-runaway"]; n.Nominal != 12 || n.Borrowing != 0 || n.Max != 12 {
+		t.Errorf("apf-lab-runaway = %+v, want nominal ceil(600×5/250) = 12, borrowing 0, max 12", n)
+	}
+	if n := got["workload-low"].Nominal; n != 240 {
+		t.Errorf("workload-low nominal = %d, want ceil(600×100/250) = 240 (it was 245)", n)
+	}
+}
+
+func TestSeatsExemptBorrowsUpToServer(t *testing.T) {
+	for _, s := range defaultConfig(t).Seats(DefaultServerSeats) {
+		if s.Type == flowcontrol.PriorityLevelEnablementExempt && (s.Nominal != 0 || s.Max != DefaultServerSeats) {
+			t.Errorf("exempt = %+v, want nominal 0 and max 600: it has no borrowing limit", s)
+		}
+	}
+}

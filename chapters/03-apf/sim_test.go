@@ -1,0 +1,211 @@
+package apf
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	flowcontrol "k8s.io/api/flowcontrol/v1"
+)
+
+func queuing(queues, hand, length int32) flowcontrol.LimitResponse {
+	return flowcontrol.LimitResponse{
+		Type:    flowcontrol.LimitResponseTypeQueue,
+		Queuing: &flowcontrol.QueuingConfiguration{Queues: queues, HandSize: hand, QueueLengthLimit: length},
+	}
+}
+
+var reject = flowcontrol.LimitResponse{Type: flowcontrol.LimitResponseTypeReject}
+
+// runawayFlows is a level's traffic: five mice that each send a request
+// every 200 ticks, and an operator that sends one every `every` ticks. A
+// request holds its seat for 100 ticks; 10 seats serve 0.1 requests a
+// tick, so the mice alone use a quarter of the level and the operator at
+// every ≤ 10 wants more than all of it.
+func runawayFlows(every int64, horizon int64) []Flow {
+	flows := []Flow{{Name: "system:serviceaccount:apf-lab:runaway-operator", Every: every, Count: int(horizon / every), Work: 100}}
+	for i := range 5 {
+		flows = append(flows, Flow{Name: fmt.Sprintf("system:serviceaccount:apf-lab:mouse-%d", i), Start: int64(i * 37), Every: 200, Count: int(horizon / 200), Work: 100})
+	}
+	return flows
+}
+
+func simulate(t *testing.T, level SimLevel, flows []Flow) SimResult {
+	t.Helper()
+	res, err := Simulate(level, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// mouseBound is the longest a mouse may wait when its queue holds only
+// its own requests: dispatch takes the non-empty queues in turn, so ahead
+// of it are at most one turn of the runaway's handSize queues and the
+// other four mice, each turn waiting for one of 10 seats that free every
+// 100 ticks, plus the mouse's own earlier request.
+const mouseBound = (8 + 4 + 1) * 100 / 10
+
+func TestRunawayContained(t *testing.T) {
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Response: queuing(64, 8, 50)}
+	for _, every := range []int64{10, 1} { // the operator at 1× and at 10× the level's capacity
+		t.Run(fmt.Sprintf("every %d ticks", every), func(t *testing.T) {
+			res := simulate(t, level, runawayFlows(every, 200_000))
+			runaway := res.Flows[0]
+			if runaway.Rejected == 0 {
+				t.Errorf("runaway rejected 0 of %d, want its excess rejected (429)", runaway.Sent)
+			}
+			if limit := 8 * 50; runaway.MaxQueued > limit {
+				t.Errorf("runaway queued %d at once, want at most handSize×queueLengthLimit = %d", runaway.MaxQueued, limit)
+			}
+			for _, m := range res.Flows[1:] {
+				if m.Rejected != 0 || m.MaxWait > mouseBound {
+					t.Errorf("%s: rejected %d, max wait %d ticks; want 0 rejected and at most %d", m.Name, m.Rejected, m.MaxWait, mouseBound)
+				}
+			}
+		})
+	}
+}
+
+func TestRunawayFillsItsHandExactly(t *testing.T) {
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Response: queuing(64, 8, 50)}
+	res := simulate(t, level, runawayFlows(1, 50_000))
+	if got := res.Flows[0].MaxQueued; got != 8*50 {
+		t.Errorf("runaway queued at most %d, want exactly handSize×queueLengthLimit = 400: it fills every queue of its hand and no other", got)
+	}
+}
+
+func TestOneQueueDoesNotContain(t *testing.T) {
+	// One queue shared by everyone is the old global limit with a waiting
+	// room: the mice wait behind the runaway's backlog.
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Response: queuing(1, 1, 50)}
+	res := simulate(t, level, runawayFlows(1, 200_000))
+	for _, m := range res.Flows[1:] {
+		if m.Rejected == 0 && m.MaxWait <= mouseBound {
+			t.Errorf("%s: rejected %d, max wait %d; want it hurt (rejected, or waiting past %d) when all flows share one queue", m.Name, m.Rejected, m.MaxWait, mouseBound)
+		}
+	}
+}
+
+func TestRejectVersusQueue(t *testing.T) {
+	burst := []Flow{{Name: "deploy-pipeline", Count: 30, Work: 10}}
+	for _, tc := range []struct {
+		name, reason     string
+		response         flowcontrol.LimitResponse
+		served, rejected int
+		maxWait          int64
+	}{
+		{"reject", "what finds no free seat gets a 429 at once", reject, 10, 20, 0},
+		{"queue", "the burst waits two rounds of 10 ticks and nothing is refused", queuing(64, 8, 50), 30, 0, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := simulate(t, SimLevel{Schema: "global-default", Seats: 10, Response: tc.response}, burst).Flows[0]
+			if f.Served != tc.served || f.Rejected != tc.rejected || f.MaxWait != tc.maxWait {
+				t.Errorf("burst of 30 on 10 seats: served %d rejected %d max wait %d, want %d %d %d (%s)", f.Served, f.Rejected, f.MaxWait, tc.served, tc.rejected, tc.maxWait, tc.reason)
+			}
+		})
+	}
+}
+
+func TestSimulateRefusesBadLevels(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		level SimLevel
+		want  string
+	}{
+		{"no seats", SimLevel{Response: reject}, "level has 0 seats, needs at least 1"},
+		{"hand above deck", SimLevel{Seats: 1, Response: queuing(4, 8, 5)}, "handSize 8 is greater than deckSize 4"},
+		{"queue without queuing", SimLevel{Seats: 1, Response: flowcontrol.LimitResponse{Type: flowcontrol.LimitResponseTypeQueue}}, "limit response Queue without queuing parameters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Simulate(tc.level, nil); err == nil || err.Error() != tc.want {
+				t.Errorf("Simulate error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCollisionProbabilityOneElephant(t *testing.T) {
+	// One elephant covers a mouse only when both hold the same hand.
+	if got, want := CollisionProbability(64, 8, 1), 1/4426165368.0; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("CollisionProbability(64, 8, 1) = %g, want 1/C(64,8) = %g", got, want)
+	}
+	if got := CollisionProbability(8, 8, 1); got != 1 {
+		t.Errorf("CollisionProbability(8, 8, 1) = %g, want 1: a hand of the whole deck is always shared", got)
+	}
+}
+
+func TestCollisionExperimentMatchesProbability(t *testing.T) {
+	for _, tc := range []struct{ deck, hand, elephants int }{
+		{8, 2, 3}, {16, 4, 4}, {64, 8, 6}, {128, 6, 20},
+	} {
+		t.Run(fmt.Sprintf("%d/%d/%d", tc.deck, tc.hand, tc.elephants), func(t *testing.T) {
+			const trials = 200_000
+			p := CollisionProbability(tc.deck, tc.hand, tc.elephants)
+			hits, err := CountCollisions(tc.deck, tc.hand, tc.elephants, trials, 42)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sigma := math.Sqrt(trials * p * (1 - p))
+			if d := math.Abs(float64(hits) - trials*p); d > 4*sigma+1 {
+				t.Errorf("%d of %d trials collided, want %.1f ± %.1f (P = %.3g)", hits, trials, trials*p, 4*sigma, p)
+			}
+			t.Logf("P = %.4g, seen %d/%d", p, hits, trials)
+		})
+	}
+}
+
+// TestSimulatedMiceCollideAsPredicted runs many small levels with three
+// elephants and twenty mice: a mouse is hurt (rejected, or waiting past a
+// turn) exactly when every queue of its hand is also an elephant's, and
+// that happens as often as CollisionProbability says.
+func TestSimulatedMiceCollideAsPredicted(t *testing.T) {
+	const (
+		deck, hand, elephants, mice = 8, 2, 3, 20
+		runs                        = 300
+	)
+	hurt, covered := 0, 0
+	for run := range runs {
+		var flows []Flow
+		for e := range elephants {
+			flows = append(flows, Flow{Name: fmt.Sprintf("elephant-%d", e), Every: 1, Count: 4000, Work: 100})
+		}
+		for m := range mice {
+			// One request each, one at a time, once the elephants have
+			// filled their queues.
+			flows = append(flows, Flow{Name: fmt.Sprintf("mouse-%d", m), Start: 1000 + int64(m)*150, Count: 1, Work: 100})
+		}
+		res := simulate(t, SimLevel{Schema: fmt.Sprintf("run-%d", run), Seats: 10, Response: queuing(deck, hand, 20)}, flows)
+		taken := map[int]bool{}
+		for _, e := range res.Flows[:elephants] {
+			for _, q := range e.Hand {
+				taken[q] = true
+			}
+		}
+		for _, m := range res.Flows[elephants:] {
+			isCovered := true
+			for _, q := range m.Hand {
+				isCovered = isCovered && taken[q]
+			}
+			isHurt := m.Rejected > 0 || m.MaxWait > int64(deck)*100/10
+			if isCovered != isHurt {
+				t.Fatalf("run %d, %s: hand %v covered by elephants = %v but hurt = %v (rejected %d, wait %d)", run, m.Name, m.Hand, isCovered, isHurt, m.Rejected, m.MaxWait)
+			}
+			if isHurt {
+				hurt++
+			}
+			if isCovered {
+				covered++
+			}
+		}
+	}
+	n := float64(runs * mice)
+	p := CollisionProbability(deck, hand, elephants)
+	// Mice of one run share its elephants, so count runs, not mice, as
+	// independent: allow 4 standard errors of a mean over runs.
+	sigma := math.Sqrt(p*(1-p)/runs) * 1.0
+	if got := float64(hurt) / n; math.Abs(got-p) > 4*sigma {
+		t.Errorf("%.3f of the mice were hurt, want P = %.3f ± %.3f", got, p, 4*sigma)
+	}
+	t.Logf("hurt %d of %.0f mice (%.3f); P = %.3f", hurt, n, float64(hurt)/n, p)
+}
