@@ -84,6 +84,7 @@ type Cluster struct {
 	budgetsVersion int    // counts AddBudget calls, to invalidate Controller.budgets
 	notReady       []*Pod // Running pods that will become Ready later
 	stopped        bool   // the disruption controller is not running
+	quiet          bool   // do not log pod creations
 	dirty          map[*Budget]bool
 	log            [][]Event // in chunks, so that a long log is never copied to grow
 
@@ -185,8 +186,17 @@ func (c *Cluster) AddController(ctl Controller) error {
 	c.controllers[ctl.Name] = &ctl
 	ready := ctl.ReadyAfter
 	ctl.ReadyAfter = 0
+	c.quiet = true // one line for the deployment rather than one a pod
 	c.reconcile(&ctl)
+	c.quiet = false
 	ctl.ReadyAfter = ready
+	var placed []string
+	for _, p := range c.order {
+		if p.Owner == ctl.Name && c.pods[p.Name] == p {
+			placed = append(placed, p.Name+on(p.Node))
+		}
+	}
+	c.record(Event{Kind: EventDeployed, Controller: ctl.Name, Detail: names(placed)})
 	c.sync()
 	return nil
 }
@@ -316,6 +326,7 @@ func (c *Cluster) AddBudget(b Budget) error {
 			c.budgetPods[nb] = append(c.budgetPods[nb], p)
 		}
 	}
+	c.record(Event{Kind: EventBudgetAdded, Budget: nb.Name, Detail: fmt.Sprintf("%s of %s", nb.Spec(), nb.Selector)})
 	c.sync()
 	return nil
 }
@@ -583,7 +594,9 @@ func (c *Cluster) reconcile(ctl *Controller) {
 		}
 		c.place(p, ctl)
 		c.insert(p)
-		c.record(Event{Kind: EventCreated, Pod: p.Name, Node: p.Node, Controller: ctl.Name, ReadyAt: p.ReadyAt, Placed: p.Node != ""})
+		if !c.quiet {
+			c.record(Event{Kind: EventCreated, Pod: p.Name, Node: p.Node, Controller: ctl.Name, ReadyAt: p.ReadyAt, Placed: p.Node != ""})
+		}
 	}
 	if c.live[ctl.Name] <= ctl.Replicas {
 		return
@@ -686,4 +699,13 @@ func (c *Cluster) sync() {
 		b.Status = computeStatus(b, c.budgetPods[b], scale, c.now)
 	}
 	clear(c.dirty)
+}
+
+// BudgetNames returns the names of the budgets in the order they were added.
+func (c *Cluster) BudgetNames() []string {
+	var out []string
+	for _, b := range c.budgets {
+		out = append(out, b.Name)
+	}
+	return out
 }

@@ -101,7 +101,7 @@ func (c *Cluster) drain(node string, timeout time.Duration) DrainResult {
 		progress := false
 		for _, name := range pending {
 			r.Attempts++
-			d := c.Evict(name)
+			d := c.evict(name, false, fmt.Sprintf("(will retry after %v)", RetryDelay))
 			switch {
 			case d.Allowed, d.Code == CodeNotFound:
 				r.Evicted = append(r.Evicted, name)

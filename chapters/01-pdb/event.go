@@ -10,6 +10,7 @@ import (
 type EventKind string
 
 const (
+	EventDeployed          EventKind = "deployed"
 	EventCreated           EventKind = "created"
 	EventScheduled         EventKind = "scheduled"
 	EventReady             EventKind = "ready"
@@ -19,6 +20,7 @@ const (
 	EventCordon            EventKind = "cordon"
 	EventUncordon          EventKind = "uncordon"
 	EventScale             EventKind = "scale"
+	EventBudgetAdded       EventKind = "budget-added"
 	EventBudgetChanged     EventKind = "budget-changed"
 	EventControllerStopped EventKind = "controller-stopped"
 	EventControllerStarted EventKind = "controller-started"
@@ -50,6 +52,8 @@ func At(t time.Duration) string { return "t=" + t.String() }
 func (e Event) String() string {
 	var s string
 	switch e.Kind {
+	case EventDeployed:
+		s = fmt.Sprintf("deployment %s, Ready: %s", e.Controller, e.Detail)
 	case EventCreated:
 		if e.Placed {
 			s = fmt.Sprintf("%s created on %s, Ready at %s", e.Pod, e.Node, At(e.ReadyAt))
@@ -62,6 +66,9 @@ func (e Event) String() string {
 		s = fmt.Sprintf("%s is Ready", e.Pod)
 	case EventEvict:
 		s = fmt.Sprintf("evict %s%s: %s", e.Pod, on(e.Node), e.Decision)
+		if e.Detail != "" {
+			s += " " + e.Detail
+		}
 	case EventCrash:
 		s = fmt.Sprintf("%s%s crashed: no budget was asked", e.Pod, on(e.Node))
 	case EventDelete:
@@ -72,6 +79,8 @@ func (e Event) String() string {
 		s = "uncordon " + e.Node
 	case EventScale:
 		s = fmt.Sprintf("scale %s: %s", e.Controller, e.Detail)
+	case EventBudgetAdded:
+		s = fmt.Sprintf("budget %s added: %s", e.Budget, e.Detail)
 	case EventBudgetChanged:
 		s = fmt.Sprintf("budget %s changed to %s", e.Budget, e.Detail)
 	case EventControllerStopped:

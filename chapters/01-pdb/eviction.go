@@ -64,23 +64,30 @@ func (d Decision) String() string {
 // a budget, the budget's DisruptionsAllowed is decremented and the pod
 // recorded in DisruptedPods until the controller sees it gone.
 func (c *Cluster) Evict(name string) Decision {
-	return c.evict(name, false)
+	return c.evict(name, false, "")
 }
 
 // EvictDryRun answers as Evict would and changes nothing, as an eviction
 // with dryRun: All does.
 func (c *Cluster) EvictDryRun(name string) Decision {
-	return c.evict(name, true)
+	return c.evict(name, true, "")
 }
 
-func (c *Cluster) evict(name string, dryRun bool) Decision {
+// evict decides and, unless dryRun, acts and logs the decision; note is
+// added to the log line when the eviction is refused with 429 (a drain says
+// when it will ask again).
+func (c *Cluster) evict(name string, dryRun bool, note string) Decision {
 	d := c.decide(name, dryRun)
 	d.DryRun = dryRun
 	if dryRun {
 		return d
 	}
 	p := c.pods[name]
-	c.record(Event{Kind: EventEvict, Pod: name, Node: nodeOf(p), Decision: &d})
+	e := Event{Kind: EventEvict, Pod: name, Node: nodeOf(p), Decision: &d}
+	if d.Code == CodeTooManyRequests {
+		e.Detail = note
+	}
+	c.record(e)
 	if d.Allowed {
 		c.remove(p)
 		c.sync()
@@ -132,7 +139,7 @@ func (c *Cluster) decide(name string, dryRun bool) Decision {
 		// The application is not disrupted now, so removing a pod that
 		// serves nothing cannot disrupt it.
 		if b.Status.CurrentHealthy >= b.Status.DesiredHealthy && b.Status.DesiredHealthy > 0 {
-			return allow(b.Name, fmt.Sprintf("budget %s: pod is not Ready and the budget is healthy (%d of %d)",
+			return allow(b.Name, fmt.Sprintf("budget %s: pod is not Ready and the budget is healthy: %d healthy, %d desired",
 				b.Name, b.Status.CurrentHealthy, b.Status.DesiredHealthy))
 		}
 	}

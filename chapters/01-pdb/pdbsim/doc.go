@@ -1,0 +1,54 @@
+// Package pdbsim is the logic of the pdbsim command, which plays a
+// scenario on the chapter's model of PodDisruptionBudgets and prints what
+// happened, one line per event, each stamped with the logical clock:
+//
+//	t=0s evict web-1 on pdb-1: allowed (budget web allowed 1 disruption, 0 left)
+//	t=0s web-4 created on pdb-2, Ready at t=15s
+//
+// Usage:
+//
+//	pdbsim SCENARIO
+//
+// SCENARIO is a file, or - for standard input. pdbsim exits 2 on a usage
+// error and 1 when the scenario cannot be read or played, naming the line.
+//
+// # Scenarios
+//
+// A scenario is a text file, one statement a line; # starts a comment.
+// Words after the statement's arguments come in pairs, a key and its value.
+// Setting up:
+//
+//	node NAME...                           schedulable nodes
+//	deployment NAME replicas N [ready-after D] [labels K=V,...]
+//	                                       its first pods are Ready at once;
+//	                                       later ones D after they are placed
+//	budget NAME selector SEL (min-available V | max-unavailable V) [policy P]
+//	                                       SEL is K=V,..., {} (every pod) or
+//	                                       none (no selector); V is 2 or 50%;
+//	                                       P is IfHealthyBudget or AlwaysAllow
+//	pod NAME [node N] [phase P] [labels K=V,...] [terminating yes]
+//	                                       a pod no controller owns
+//
+// Acting, at the current time:
+//
+//	evict POD                              ask the eviction subresource
+//	dry-run POD                            the same with dryRun: All
+//	crash POD                              the pod is lost; no budget is asked
+//	delete POD                             deleted directly; no budget is asked
+//	drain NODE... [timeout D]              kubectl drain NODE... --timeout D
+//	cordon NODE / uncordon NODE
+//	scale DEPLOYMENT N
+//	set BUDGET (min-available V | max-unavailable V | policy P)
+//	unready POD / ready POD                its readiness probe fails / passes
+//	controller stop / controller start     the disruption controller
+//	status [budgets | pods]                print every budget's status, every
+//	                                       pod, or both
+//
+// Moving the clock:
+//
+//	after D                                advance by D (a Go duration: 15s, 2m)
+//	at D                                   advance to D since the start
+//
+// A drain moves the clock itself, retrying every 5 s until its timeout (none
+// by default, in which case it stops as soon as nothing can change).
+package pdbsim
