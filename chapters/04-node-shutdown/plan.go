@@ -119,3 +119,18 @@ func NewPlan(c Config, pods []*corev1.Pod) Plan {
 	p.End = now
 	return p
 }
+
+// GroupFor returns the group a pod of the given priority joins under c, and
+// false when graceful shutdown is off.
+func (c Config) GroupFor(priority int32) (Group, bool) {
+	if !c.Enabled || len(c.Groups) == 0 {
+		return Group{}, false
+	}
+	pod := &corev1.Pod{Spec: corev1.PodSpec{Priority: &priority}}
+	for _, g := range groupByPriority(c.Groups, []*corev1.Pod{pod}) {
+		if len(g.Pods) == 1 {
+			return g.Group, true
+		}
+	}
+	return Group{}, false
+}

@@ -197,3 +197,30 @@ func BenchmarkPlan10000Pods(b *testing.B) {
 		NewPlan(c, pods)
 	}
 }
+
+// TestGroupFor: the group a pod of a given priority joins, as groupByPriority
+// places it.
+func TestGroupFor(t *testing.T) {
+	c := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 20}, {100000, 30}, {CriticalPriority, 10}}}
+	tests := []struct {
+		name, reason string
+		priority     int32
+		want         Group
+	}{
+		{"regular", "priority 0", 0, Group{0, 20}},
+		{"database", "exactly 100000", 100000, Group{100000, 30}},
+		{"user maximum", "1000000000 is below the critical range", 1_000_000_000, Group{100000, 30}},
+		{"system-node-critical", "2000001000 joins the critical group", CriticalPriority + 1000, Group{CriticalPriority, 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := c.GroupFor(tt.priority)
+			if !ok || got != tt.want {
+				t.Errorf("GroupFor(%d) = %v, %v; want %v (%s)", tt.priority, got, ok, tt.want, tt.reason)
+			}
+		})
+	}
+	if _, ok := (Config{}).GroupFor(0); ok {
+		t.Errorf("GroupFor on a disabled config = ok, want false")
+	}
+}
