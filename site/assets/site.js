@@ -1,0 +1,144 @@
+// The site's behaviour: theme toggle, menu on small screens, search.
+// No inline handlers: everything is attached here.
+(function () {
+  "use strict";
+  var doc = document.documentElement;
+  var root = doc.dataset.root || "./";
+
+  // Theme: light or dark, following the system until the reader chooses.
+  var toggle = document.getElementById("theme-toggle");
+  var dark = window.matchMedia("(prefers-color-scheme: dark)");
+  function current() {
+    return doc.dataset.theme || (dark.matches ? "dark" : "light");
+  }
+  function label() {
+    var t = current();
+    toggle.textContent = t === "dark" ? "Light theme" : "Dark theme";
+    toggle.setAttribute("aria-label", "Switch to the " + (t === "dark" ? "light" : "dark") + " theme");
+  }
+  if (toggle) {
+    toggle.hidden = false;
+    label();
+    toggle.addEventListener("click", function () {
+      var next = current() === "dark" ? "light" : "dark";
+      doc.dataset.theme = next;
+      try { localStorage.setItem("opslab-theme", next); } catch (e) { /* not persisted */ }
+      label();
+    });
+    dark.addEventListener("change", label);
+  }
+
+  // Menu: the sidebar slides in on small screens.
+  var menu = document.getElementById("menu-toggle");
+  var sidebar = document.getElementById("sidebar");
+  if (menu && sidebar) {
+    menu.addEventListener("click", function () {
+      var open = document.body.classList.toggle("menu-open");
+      menu.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+    sidebar.addEventListener("click", function (e) {
+      if (e.target.closest("a")) {
+        document.body.classList.remove("menu-open");
+        menu.setAttribute("aria-expanded", "false");
+      }
+    });
+  }
+
+  // Search: terms are words (lower case) and, for Chinese and Japanese, pairs
+  // of adjacent characters, cut exactly as the site builder cut the text.
+  var input = document.getElementById("search-input");
+  var box = document.getElementById("search-results");
+  var list = document.getElementById("search-list");
+  var status = document.getElementById("search-status");
+  if (!input || !box) return;
+  var index = null, loading = null;
+
+  function load() {
+    if (!loading) {
+      loading = fetch(root + "search-index.json")
+        .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
+        .then(function (j) { index = j; index.keys = Object.keys(j.terms).sort(); return j; });
+    }
+    return loading;
+  }
+  var cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々]/u;
+  var wordChar = /[\p{L}\p{N}\p{M}_]/u;
+  function terms(text) {
+    var out = [], word = "", run = [];
+    function flush() {
+      if (word.length >= 2) out.push({ t: word.toLowerCase(), prefix: true });
+      if (run.length === 1) out.push({ t: run[0], prefix: true });
+      for (var i = 0; i + 1 < run.length; i++) out.push({ t: run[i] + run[i + 1], prefix: false });
+      word = ""; run = [];
+    }
+    for (var ch of text) {
+      if (cjk.test(ch)) { if (word) flush(); run.push(ch); }
+      else if (wordChar.test(ch)) { if (run.length) flush(); word += ch; }
+      else flush();
+    }
+    flush();
+    return out;
+  }
+  // postings returns section -> count for a term (every key it begins, for words).
+  function postings(q) {
+    var res = new Map(), keys = q.prefix ? index.keys : [q.t];
+    var lo = 0;
+    if (q.prefix) {
+      var hi = keys.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (keys[mid] < q.t) lo = mid + 1; else hi = mid; }
+    }
+    for (var k = lo; k < keys.length; k++) {
+      var key = keys[k];
+      if (q.prefix && key.lastIndexOf(q.t, 0) !== 0) break;
+      var p = index.terms[key];
+      if (p) for (var i = 0; i < p.length; i += 2) res.set(p[i], (res.get(p[i]) || 0) + p[i + 1] * (key === q.t ? 2 : 1));
+      if (!q.prefix) break;
+    }
+    return res;
+  }
+  function search(text) {
+    var qs = terms(text);
+    if (!qs.length) return [];
+    var score = null;
+    qs.forEach(function (q) {
+      var p = postings(q);
+      if (score === null) { score = p; return; }
+      var next = new Map();
+      score.forEach(function (v, s) { if (p.has(s)) next.set(s, v + p.get(s)); });
+      score = next;
+    });
+    return Array.from(score.entries()).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, 20);
+  }
+  function show() {
+    var text = input.value.trim();
+    if (!text) { box.hidden = true; return; }
+    load().then(function () {
+      var hits = search(text);
+      list.textContent = "";
+      hits.forEach(function (h) {
+        var s = index.sections[h[0]], pg = index.pages[s.p];
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = root + pg.u + (s.a ? "#" + s.a : "");
+        a.textContent = s.t === pg.t ? pg.t : pg.t + " › " + s.t;
+        var p = document.createElement("p");
+        p.textContent = s.s;
+        li.appendChild(a);
+        li.appendChild(p);
+        list.appendChild(li);
+      });
+      status.textContent = hits.length ? hits.length + (hits.length === 1 ? " section matches" : " sections match") + " “" + text + "”." : "Nothing matches “" + text + "”.";
+      box.hidden = false;
+    }).catch(function () {
+      status.textContent = "Search is not available here: the search index could not be loaded.";
+      box.hidden = false;
+    });
+  }
+  var timer;
+  input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(show, 120); });
+  input.addEventListener("focus", function () { load().catch(function () {}); }, { once: true });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Enter") { clearTimeout(timer); show(); }
+    if (e.key === "Escape") { input.value = ""; box.hidden = true; }
+  });
+})();

@@ -1,0 +1,348 @@
+package site
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+
+	"github.com/opslab/opslab/internal/prose"
+)
+
+//go:embed templates assets
+var embedded embed.FS
+
+var templates = template.Must(template.ParseFS(embedded, "templates/*.html"))
+
+// CSP is the Content-Security-Policy of every page: nothing but the site's
+// own scripts, styles, images and search index; no inline script or style.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'"
+
+// assetFiles returns the static files every page uses, by output path.
+func assetFiles() map[string][]byte {
+	out := map[string][]byte{}
+	fs.WalkDir(embedded, "assets", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := embedded.ReadFile(p)
+			out["_assets/"+strings.TrimPrefix(p, "assets/")] = data
+		}
+		return nil
+	})
+	return out
+}
+
+// defaultIndex stands in for a missing README.md.
+const defaultIndex = `# opslab: who decides when a Pod goes away
+
+A course on Kubernetes operations: the mechanisms that remove, delay or refuse work in a cluster.
+`
+
+type navLink struct {
+	Title, URL string
+	Current    bool
+}
+
+type chapterItem struct {
+	Title, URL, Summary string
+}
+
+type layoutData struct {
+	Lang, Title, Root, CSP string
+	Body                   template.HTML
+	Nav                    []navLink
+	TOC                    []prose.Heading
+	InNav, IsIndex         bool
+	Prev, Next             *navLink
+	Results                bool
+}
+
+// layout wraps a page body in the site's layout.
+func (b *builder) layout(out, title string, body template.HTML, toc []prose.Heading) ([]byte, error) {
+	d := layoutData{Lang: "en", Title: title, Root: rootURL(out), CSP: CSP, Body: body, TOC: toc, IsIndex: out == "index.html", Results: b.results != nil}
+	if hasCJK(title) {
+		d.Lang = "ja"
+	}
+	seq := []*page{b.pages[0]}
+	for _, p := range b.pages {
+		if p.chapter {
+			seq = append(seq, p)
+			d.Nav = append(d.Nav, navLink{Title: p.title, URL: relURL(out, p.out), Current: p.out == out})
+			d.InNav = d.InNav || p.out == out
+		}
+	}
+	for i, p := range seq {
+		if p.out != out {
+			continue
+		}
+		if i > 0 {
+			d.Prev = &navLink{Title: seq[i-1].title, URL: relURL(out, seq[i-1].out)}
+		}
+		if i+1 < len(seq) {
+			d.Next = &navLink{Title: seq[i+1].title, URL: relURL(out, seq[i+1].out)}
+		}
+	}
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "page.html", d); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if isCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// layoutAll wraps every Markdown page in the layout.
+func (b *builder) layoutAll() error {
+	for _, p := range b.pages {
+		var toc []prose.Heading
+		for _, h := range p.headings {
+			if h.Level == 2 || h.Level == 3 {
+				toc = append(toc, h)
+			}
+		}
+		out, err := b.layout(p.out, p.title, p.body, toc)
+		if err != nil {
+			return err
+		}
+		p.body = template.HTML(out)
+	}
+	return nil
+}
+
+// indexPage builds the index: the README's opening (what the course is),
+// how to set up, and the chapters with one line each. The README itself is
+// rendered in full as readme.html.
+func (b *builder) indexPage(index *page) error {
+	readme := b.bySrc["README.md"]
+	if readme == nil {
+		readme = b.addPage(&page{src: "", out: "readme.html"})
+		if err := b.load(readme); err != nil {
+			return err
+		}
+	}
+	if readme.src != "" {
+		src := string(readme.doc.Source)
+		for _, cmd := range []string{"make start", "make test"} {
+			if !strings.Contains(src, cmd) {
+				b.problem("README.md", 1, "the README no longer mentions %s, which the index page tells readers to run", cmd)
+			}
+		}
+	}
+	if err := b.render(readme); err != nil {
+		return err
+	}
+	body := string(readme.body)
+	intro := body
+	if i := strings.Index(intro, "</h1>"); i >= 0 {
+		intro = intro[i+len("</h1>"):]
+	}
+	if i := strings.Index(intro, "<h2"); i >= 0 {
+		intro = intro[:i]
+	}
+	index.title = readme.title
+	ids := prose.NewIDs()
+	d := struct {
+		Title, TitleID, SetupID, ChaptersID, ReadmeURL string
+		Intro                                          template.HTML
+		Chapters                                       []chapterItem
+	}{
+		Title: readme.title, TitleID: ids.Unique(prose.Slug(readme.title)),
+		SetupID: ids.Unique("set-up"), ChaptersID: ids.Unique("the-chapters"),
+		ReadmeURL: "readme.html", Intro: template.HTML(intro),
+	}
+	for _, p := range b.pages {
+		if p.chapter {
+			d.Chapters = append(d.Chapters, chapterItem{Title: p.title, URL: p.out, Summary: p.summary})
+		}
+	}
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "index.html", d); err != nil {
+		return err
+	}
+	index.body = template.HTML(buf.String())
+	index.headings = []prose.Heading{{Level: 2, Text: "Set up", ID: d.SetupID}, {Level: 2, Text: "The chapters", ID: d.ChaptersID}}
+	var text []string
+	for _, c := range d.Chapters {
+		text = append(text, c.Title, c.Summary)
+	}
+	index.sections = []section{{title: readme.title, text: strings.Join(text, " ")}}
+	return nil
+}
+
+type entry struct{ Title, URL string }
+
+// extras writes the source pages, directory listings and copied files the
+// pages link to.
+func (b *builder) extras() error {
+	for {
+		var dirs []string
+		for d := range b.dirs {
+			dirs = append(dirs, d)
+		}
+		slices.Sort(dirs)
+		done := true
+		for _, d := range dirs {
+			if _, ok := b.files[dirOut(d)]; ok {
+				continue
+			}
+			done = false
+			if err := b.listing(d); err != nil {
+				return err
+			}
+		}
+		if done {
+			break
+		}
+	}
+	for f := range b.sources {
+		if err := b.sourcePage(f); err != nil {
+			return err
+		}
+	}
+	for f := range b.copies {
+		data, err := os.ReadFile(b.abs(f))
+		if err != nil {
+			return err
+		}
+		b.files[f] = data
+	}
+	return nil
+}
+
+// up returns the page a file or directory belongs to: the nearest
+// directory above it with a Markdown page.
+func (b *builder) up(p string) *entry {
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if pg := b.bySrc[path.Join(d, "README.md")]; pg != nil {
+			return &entry{Title: pg.title, URL: pg.out}
+		}
+		if d == "." || d == "/" {
+			return nil
+		}
+	}
+}
+
+func (b *builder) listing(dir string) error {
+	out := dirOut(dir)
+	ents, err := os.ReadDir(b.abs(dir))
+	if err != nil {
+		return err
+	}
+	data := struct {
+		Path    string
+		Up      *entry
+		Entries []entry
+		Code    template.HTML
+		Lang    string
+	}{Path: dir + "/", Up: b.up(dir)}
+	if data.Up != nil {
+		data.Up.URL = relURL(out, data.Up.URL)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := path.Join(dir, name)
+		var target string
+		switch {
+		case e.IsDir():
+			if pg := b.bySrc[path.Join(p, "README.md")]; pg != nil {
+				target = pg.out
+			} else {
+				b.dirs[p] = true
+				target = dirOut(p)
+			}
+			name += "/"
+		case b.bySrc[p] != nil:
+			target = b.bySrc[p].out
+		case imageExt[strings.ToLower(path.Ext(p))]:
+			b.copies[p] = true
+			target = p
+		default:
+			b.sources[p] = true
+			target = p + ".html"
+		}
+		data.Entries = append(data.Entries, entry{Title: name, URL: relURL(out, target)})
+	}
+	var body bytes.Buffer
+	if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
+		return err
+	}
+	page, err := b.layout(out, dir+"/", template.HTML(body.String()), nil)
+	if err != nil {
+		return err
+	}
+	b.files[out] = page
+	return nil
+}
+
+var sourceFormatter = chromahtml.New(
+	chromahtml.WithClasses(true),
+	chromahtml.WithLineNumbers(true),
+	chromahtml.WithLinkableLineNumbers(true, "L"),
+	chromahtml.WithPreWrapper(focusablePre{}),
+)
+
+func (b *builder) sourcePage(file string) error {
+	out := file + ".html"
+	src, err := os.ReadFile(b.abs(file))
+	if err != nil {
+		return err
+	}
+	lexer := lexers.Match(path.Base(file))
+	lang := prose.Lang(file)
+	if lexer == nil {
+		lexer = lexers.Get(lang)
+	}
+	if lexer == nil || bytes.IndexByte(src, 0) >= 0 {
+		lexer = lexers.Fallback
+	}
+	if bytes.IndexByte(src, 0) >= 0 {
+		src = []byte(fmt.Sprintf("(a binary file of %d bytes)\n", len(src)))
+	}
+	it, err := chroma.Coalesce(lexer).Tokenise(nil, string(src))
+	if err != nil {
+		return fmt.Errorf("highlighting %s: %w", file, err)
+	}
+	var code bytes.Buffer
+	if err := sourceFormatter.Format(&code, styles.Fallback, it); err != nil {
+		return err
+	}
+	data := struct {
+		Path    string
+		Up      *entry
+		Entries []entry
+		Code    template.HTML
+		Lang    string
+	}{Path: file, Up: b.up(file), Code: template.HTML(code.String()), Lang: lang}
+	if data.Up != nil {
+		data.Up.URL = relURL(out, data.Up.URL)
+	}
+	var body bytes.Buffer
+	if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
+		return err
+	}
+	page, err := b.layout(out, path.Base(file), template.HTML(body.String()), nil)
+	if err != nil {
+		return err
+	}
+	b.files[out] = page
+	return nil
+}

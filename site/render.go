@@ -1,0 +1,356 @@
+package site
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"html"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
+	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/opslab/opslab/internal/prose"
+)
+
+// markdown renders the trees package prose parsed. Table alignment is an
+// attribute, not a style, so the Content-Security-Policy holds.
+var markdown = func() goldmark.Markdown {
+	md := goldmark.New(goldmark.WithExtensions(
+		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+		extension.Strikethrough,
+		extension.Linkify,
+		extension.TaskList,
+		extension.Footnote,
+		highlighting.NewHighlighting(
+			highlighting.WithFormatOptions(chromahtml.WithClasses(true), chromahtml.WithPreWrapper(focusablePre{})),
+			highlighting.WithWrapperRenderer(codeWrapper),
+		),
+	))
+	md.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(&nodeRenderer{}, 100)))
+	return md
+}()
+
+// codeWrapper puts every fenced block in a scrollable region; a block chroma
+// did not highlight gets the pre and code elements chroma would have written.
+func codeWrapper(w util.BufWriter, c highlighting.CodeBlockContext, entering bool) {
+	lang, _ := c.Language()
+	if entering {
+		fmt.Fprintf(w, `<div class="code" data-lang="%s">`, html.EscapeString(string(lang)))
+		if !c.Highlighted() {
+			w.WriteString(`<pre class="chroma" tabindex="0"><code>`)
+		}
+		return
+	}
+	if !c.Highlighted() {
+		w.WriteString("</code></pre>")
+	}
+	w.WriteString("</div>\n")
+}
+
+// focusablePre wraps highlighted code in a pre element that the keyboard
+// can reach, so a reader can scroll a wide block without a mouse.
+type focusablePre struct{}
+
+func (focusablePre) Start(code bool, styleAttr string) string {
+	return `<pre tabindex="0"` + styleAttr + `><code>`
+}
+
+func (focusablePre) End(code bool) string { return "</code></pre>" }
+
+// A badge shows a proof's result after its link.
+type badge struct {
+	gast.BaseInline
+	state string // passed, failed, skipped, missing, or "" without results
+}
+
+var kindBadge = gast.NewNodeKind("Badge")
+
+func (b *badge) Kind() gast.NodeKind           { return kindBadge }
+func (b *badge) Dump(source []byte, level int) { gast.DumpHelper(b, source, level, nil, nil) }
+
+// nodeRenderer renders headings with permalinks, badges, and raw HTML
+// through the allow-list.
+type nodeRenderer struct{}
+
+func (r *nodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(gast.KindHeading, r.heading)
+	reg.Register(gast.KindHTMLBlock, r.htmlBlock)
+	reg.Register(gast.KindRawHTML, r.rawHTML)
+	reg.Register(kindBadge, r.badge)
+}
+
+func (r *nodeRenderer) heading(w util.BufWriter, src []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
+	h := n.(*gast.Heading)
+	id, _ := h.AttributeString("id")
+	idStr, _ := id.(string)
+	if entering {
+		fmt.Fprintf(w, `<h%d id="%s">`, h.Level, html.EscapeString(idStr))
+		return gast.WalkContinue, nil
+	}
+	fmt.Fprintf(w, `<a class="permalink" href="#%s" aria-label="Permalink to this section">#</a></h%d>`+"\n", html.EscapeString(idStr), h.Level)
+	return gast.WalkContinue, nil
+}
+
+func (r *nodeRenderer) badge(w util.BufWriter, src []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
+	if !entering {
+		return gast.WalkContinue, nil
+	}
+	b := n.(*badge)
+	label := map[string]string{"passed": "passed", "failed": "failed", "skipped": "skipped", "missing": "not run", "": "test"}[b.state]
+	title := "a test proves this claim"
+	if b.state != "" {
+		title = "go test: " + label
+	}
+	fmt.Fprintf(w, `<span class="badge badge-%s" title="%s">%s</span>`, cmpOr(b.state, "proof"), title, label)
+	return gast.WalkContinue, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (r *nodeRenderer) htmlBlock(w util.BufWriter, src []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
+	if !entering {
+		return gast.WalkContinue, nil
+	}
+	h := n.(*gast.HTMLBlock)
+	var raw []byte
+	for i := 0; i < h.Lines().Len(); i++ {
+		seg := h.Lines().At(i)
+		raw = append(raw, seg.Value(src)...)
+	}
+	if h.HasClosure() {
+		seg := h.ClosureLine
+		raw = append(raw, seg.Value(src)...)
+	}
+	w.WriteString(sanitize(string(raw)))
+	return gast.WalkSkipChildren, nil
+}
+
+func (r *nodeRenderer) rawHTML(w util.BufWriter, src []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
+	if !entering {
+		return gast.WalkSkipChildren, nil
+	}
+	h := n.(*gast.RawHTML)
+	var raw []byte
+	for i := 0; i < h.Segments.Len(); i++ {
+		seg := h.Segments.At(i)
+		raw = append(raw, seg.Value(src)...)
+	}
+	w.WriteString(sanitize(string(raw)))
+	return gast.WalkSkipChildren, nil
+}
+
+// allowedTag matches the raw HTML tags passed through: <details>, with at
+// most the open attribute, and <summary>.
+var allowedTag = regexp.MustCompile(`(?i)^(?:<details(?:\s+open)?\s*>|</details\s*>|<summary\s*>|</summary\s*>)$`)
+
+var tagOrComment = regexp.MustCompile(`(?s)<!--.*?-->|<[^<>]*>`)
+
+// sanitize returns raw HTML with the allowed tags kept, comments dropped and
+// everything else escaped, so it shows as text.
+func sanitize(raw string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range tagOrComment.FindAllStringIndex(raw, -1) {
+		b.WriteString(html.EscapeString(raw[last:m[0]]))
+		tag := raw[m[0]:m[1]]
+		switch {
+		case strings.HasPrefix(tag, "<!--"):
+			// Comments, quote markers among them, are invisible on a Git host too.
+		case allowedTag.MatchString(tag):
+			b.WriteString(strings.ToLower(strings.Join(strings.Fields(tag), " ")))
+		default:
+			b.WriteString(html.EscapeString(tag))
+		}
+		last = m[1]
+	}
+	b.WriteString(html.EscapeString(raw[last:]))
+	return b.String()
+}
+
+// imageExt lists the files copied as they are rather than shown as source.
+var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".svg": true, ".webp": true}
+
+// render checks and rewrites a page's links, adds badges and renders it.
+func (b *builder) render(p *page) error {
+	dir := "."
+	if p.src != "" {
+		dir = path.Dir(p.src)
+	}
+	// Heading IDs are GitHub's, as package prose computed them, in order.
+	i := 0
+	gast.Walk(p.tree, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if h, ok := n.(*gast.Heading); ok && entering && i < len(p.doc.Headings) {
+			h.SetAttributeString("id", p.doc.Headings[i].ID)
+			i++
+		}
+		return gast.WalkContinue, nil
+	})
+	for _, l := range p.doc.Links {
+		if l.File == "" {
+			continue
+		}
+		url, err := b.linkURL(p, path.Join(dir, l.File), l.Fragment, l.Image)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // package prose reported it
+		}
+		if err != nil {
+			b.problem(p.srcName(), l.Line, "link to %s: %v", l.Target, err)
+			continue
+		}
+		setDest(l.Node(), url)
+	}
+	for _, pr := range p.doc.Proofs {
+		b.proof(p, dir, pr)
+	}
+	var buf bytes.Buffer
+	if err := markdown.Renderer().Render(&buf, p.doc.Source, p.tree); err != nil {
+		return fmt.Errorf("rendering %s: %w", p.srcName(), err)
+	}
+	p.body = template.HTML(buf.String())
+	p.sections = sections(p)
+	return nil
+}
+
+func setDest(n gast.Node, url string) {
+	switch n := n.(type) {
+	case *gast.Link:
+		n.Destination = []byte(url)
+	case *gast.Image:
+		n.Destination = []byte(url)
+	}
+}
+
+var lineAnchor = regexp.MustCompile(`^L(\d+)(?:-L\d+)?$`)
+
+// linkURL returns the URL, relative to page p, of repository path target.
+func (b *builder) linkURL(p *page, target, frag string, image bool) (string, error) {
+	if target == ".." || strings.HasPrefix(target, "../") {
+		return "", fmt.Errorf("it leaves the repository, so the site cannot show it")
+	}
+	fi, err := os.Stat(b.abs(target))
+	if err != nil {
+		return "", err
+	}
+	withFrag := func(u string) string {
+		if frag != "" {
+			return u + "#" + frag
+		}
+		return u
+	}
+	switch {
+	case fi.IsDir():
+		if pg := b.pageFor(path.Join(target, "README.md")); pg != nil {
+			return withFrag(relURL(p.out, pg.out)), nil
+		}
+		b.dirs[target] = true
+		return withFrag(relURL(p.out, dirOut(target))), nil
+	case strings.HasSuffix(target, ".md"):
+		pg := b.pageFor(target)
+		return withFrag(relURL(p.out, pg.out)), nil
+	case image || imageExt[strings.ToLower(path.Ext(target))]:
+		b.copies[target] = true
+		return withFrag(relURL(p.out, target)), nil
+	}
+	b.sources[target] = true
+	if frag != "" {
+		m := lineAnchor.FindStringSubmatch(frag)
+		if m == nil {
+			return "", fmt.Errorf("#%s: a link into a source file can only name a line (#L10)", frag)
+		}
+		frag = "L" + m[1]
+	}
+	return withFrag(relURL(p.out, target+".html")), nil
+}
+
+// dirOut is the output path of a directory's listing page.
+func dirOut(dir string) string {
+	if dir == "." {
+		return "files.html"
+	}
+	return dir + "/index.html"
+}
+
+// pageFor returns the page of a Markdown file, adding it if it is new, or
+// nil if the file does not exist.
+func (b *builder) pageFor(src string) *page {
+	if pg := b.bySrc[src]; pg != nil {
+		return pg
+	}
+	if _, err := os.Stat(b.abs(src)); err != nil {
+		return nil
+	}
+	return b.addPage(&page{src: src})
+}
+
+// proof points a proof link at the test's source and adds its badge.
+func (b *builder) proof(p *page, dir string, pr *prose.Proof) {
+	b.stats.Proofs++
+	file := path.Join(dir, pr.File)
+	url, err := b.linkURL(p, file, "", false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // package prose reported it
+	}
+	if err != nil {
+		b.problem(p.srcName(), pr.Line, "proof %s: %v", pr.Test, err)
+		return
+	}
+	if strings.HasSuffix(file, "_test.go") {
+		if line := funcLine(b.abs(file), pr.Func()); line > 0 {
+			url += fmt.Sprintf("#L%d", line)
+		}
+	}
+	n := pr.Node()
+	setDest(n, url)
+	if l, ok := n.(*gast.Link); ok {
+		l.SetAttributeString("class", []byte("proof"))
+	}
+	state := ""
+	if b.results != nil && pr.Test != "" {
+		pkg := b.modPath
+		if d := path.Join(dir, pr.Dir); d != "." {
+			pkg += "/" + d
+		}
+		switch state = b.results.state(pkg, pr.Test); state {
+		case "passed":
+		case "missing":
+			b.problem(p.srcName(), pr.Line, "proof %s (%s) has no result in %s: run go test -json on its package", pr.Test, pkg, b.cfg.Results)
+		default:
+			b.problem(p.srcName(), pr.Line, "proof %s (%s) %s in %s", pr.Test, pkg, state, b.cfg.Results)
+		}
+	}
+	n.Parent().InsertAfter(n.Parent(), n, &badge{state: state})
+}
+
+// funcLine returns the line where a Go file declares function name, or 0.
+func funcLine(file, name string) int {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return 0
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == name {
+			return fset.Position(fd.Pos()).Line
+		}
+	}
+	return 0
+}

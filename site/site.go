@@ -1,0 +1,410 @@
+// Package site renders the course as a static web site and refuses to
+// render one that is not true to its code.
+//
+// # Pages
+//
+// The index page is the repository's README.md followed by the list of
+// chapters, each with the first sentence of its README. Every
+// chapters/*/README.md is a page, and so is any other Markdown file a page
+// links to. Each page is written where its source lies, so the links the
+// prose makes on a Git host work on the site too: chapters/01-pdb/README.md
+// becomes chapters/01-pdb/index.html. A link to a source file becomes a link
+// to a page that shows it highlighted, with line anchors (#L10); a link to a
+// directory, a page listing it; an image is copied.
+//
+// # Checks
+//
+// Build runs the checks of package prose on every page: a stale or missing
+// quote, a proof naming a test that does not exist and a broken link or
+// anchor each fail the build, named by file and line. Given the results of
+// a go test -json run, every proof becomes a badge with its result, and a
+// proof whose test failed, was skipped or did not run fails the build.
+//
+// # Rendering
+//
+// Markdown is rendered by goldmark with GFM tables, footnotes and heading
+// IDs as GitHub makes them (each with a permalink); code is highlighted by
+// chroma with CSS classes. Raw HTML is escaped, except for the tags in an
+// allow-list (<details>, <summary>) and comments, which are dropped (quote
+// markers among them). Pages carry a Content-Security-Policy that allows
+// nothing from outside the site, and no inline script or style.
+//
+// # Search
+//
+// Build writes search-index.json, which the pages' script fetches on first
+// use. It maps terms to page sections: words for scripts that separate
+// words with spaces, and character bigrams for Chinese and Japanese text,
+// which does not (see Terms).
+package site
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+
+	"github.com/opslab/opslab/internal/prose"
+)
+
+// Config says what to build.
+type Config struct {
+	Root    string // the repository: README.md, chapters/*/README.md, go.mod
+	Out     string // the output directory
+	Results string // a go test -json output file, or "" to build without results
+}
+
+// A BuildError lists every problem that stopped a build.
+type BuildError struct{ Problems []prose.Problem }
+
+func (e *BuildError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Stats describes a finished build.
+type Stats struct {
+	Pages   []string // output paths of the Markdown pages, index first
+	Files   int      // files written, assets included
+	Proofs  int
+	Results bool // whether proofs were matched with results
+}
+
+// outMarker is the file that marks a directory as one Build wrote, so that
+// Build never deletes a directory it did not make.
+const outMarker = ".opslab-site"
+
+// Build renders the site from cfg.Root into cfg.Out. The site is built in a
+// sibling directory and moved into place only when the build succeeds; a
+// failed build leaves the previous site untouched and returns a *BuildError
+// naming every problem.
+func Build(cfg Config) (*Stats, error) {
+	if cfg.Out == "" {
+		return nil, errors.New("no output directory given")
+	}
+	if err := checkOut(cfg.Out); err != nil {
+		return nil, err
+	}
+	b, err := newBuilder(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.run(); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(cfg.Out)), "."+filepath.Base(cfg.Out)+".build-")
+	if err != nil {
+		return nil, err
+	}
+	if err := b.write(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := os.RemoveAll(cfg.Out); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, cfg.Out); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return b.stats, nil
+}
+
+// checkOut refuses an output directory that holds files Build did not write.
+func checkOut(out string) error {
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(out, outMarker)); err != nil {
+		return fmt.Errorf("output directory %s holds files the site did not write; give an empty or new directory", out)
+	}
+	return nil
+}
+
+// A page is one HTML file of the site.
+type page struct {
+	src      string // slash path of its Markdown source in the repository, "" for none
+	out      string // slash path of the output file
+	title    string
+	summary  string // one line, for the index (chapters only)
+	chapter  bool
+	doc      *prose.Doc
+	tree     ast.Node
+	body     template.HTML
+	headings []prose.Heading
+	sections []section // for search
+}
+
+// builder holds the state of one build.
+type builder struct {
+	cfg      Config
+	modPath  string
+	results  results // nil without a results file
+	pages    []*page
+	bySrc    map[string]*page
+	files    map[string][]byte // output path -> content, besides pages
+	sources  map[string]bool   // repo paths of files shown as source pages
+	dirs     map[string]bool   // repo paths of directories shown as listings
+	copies   map[string]bool   // repo paths of files copied as they are
+	problems []prose.Problem
+	stats    *Stats
+}
+
+func newBuilder(cfg Config) (*builder, error) {
+	root, err := filepath.Abs(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Root = root
+	b := &builder{
+		cfg:     cfg,
+		bySrc:   map[string]*page{},
+		files:   map[string][]byte{},
+		sources: map[string]bool{},
+		dirs:    map[string]bool{},
+		copies:  map[string]bool{},
+		stats:   &Stats{},
+	}
+	b.modPath, err = modulePath(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Results != "" {
+		if b.results, err = readResults(cfg.Results); err != nil {
+			return nil, err
+		}
+		b.stats.Results = true
+	}
+	return b, nil
+}
+
+func modulePath(gomod string) (string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", fmt.Errorf("reading the module path: %w", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no module line", gomod)
+}
+
+// abs returns the file-system path of a repository path.
+func (b *builder) abs(p string) string { return filepath.Join(b.cfg.Root, filepath.FromSlash(p)) }
+
+func (b *builder) problem(file string, line int, format string, args ...any) {
+	b.problems = append(b.problems, prose.Problem{File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// run reads, checks and renders every page, in memory.
+func (b *builder) run() error {
+	chapters, err := filepath.Glob(b.abs("chapters/*/README.md"))
+	if err != nil {
+		return err
+	}
+	slices.Sort(chapters)
+	index := b.addPage(&page{out: "index.html"})
+	if _, err := os.Stat(b.abs("README.md")); err == nil {
+		b.addPage(&page{src: "README.md"})
+	}
+	for _, c := range chapters {
+		rel, _ := filepath.Rel(b.cfg.Root, c)
+		b.addPage(&page{src: filepath.ToSlash(rel), chapter: true})
+	}
+	for _, p := range b.pages[1:] {
+		if err := b.load(p); err != nil {
+			return err
+		}
+	}
+	if err := b.indexPage(index); err != nil {
+		return err
+	}
+	// Rendering adds the pages of linked Markdown files: range by index.
+	for i := 1; i < len(b.pages); i++ {
+		p := b.pages[i]
+		if p.doc == nil {
+			if err := b.load(p); err != nil {
+				return err
+			}
+		}
+		if p.body == "" {
+			if err := b.render(p); err != nil {
+				return err
+			}
+		}
+	}
+	if len(b.problems) > 0 {
+		slices.SortStableFunc(b.problems, func(x, y prose.Problem) int {
+			return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line))
+		})
+		return &BuildError{Problems: b.problems}
+	}
+	if err := b.extras(); err != nil {
+		return err
+	}
+	if err := b.layoutAll(); err != nil {
+		return err
+	}
+	idx, err := json.Marshal(b.searchIndex())
+	if err != nil {
+		return err
+	}
+	b.files["search-index.json"] = idx
+	for name, data := range assetFiles() {
+		b.files[name] = data
+	}
+	b.files[outMarker] = []byte("written by the opslab site builder; removed and rewritten on every build\n")
+	return nil
+}
+
+// addPage registers a Markdown page; its output path follows its source.
+func (b *builder) addPage(p *page) *page {
+	if p.out == "" {
+		switch dir, base := path.Split(p.src); {
+		case p.src == "README.md":
+			p.out = "readme.html" // index.html is the course's index
+		case base == "README.md":
+			p.out = dir + "index.html"
+		default:
+			p.out = strings.TrimSuffix(p.src, ".md") + ".html"
+		}
+	}
+	b.pages = append(b.pages, p)
+	if p.src != "" {
+		b.bySrc[p.src] = p
+	}
+	return p
+}
+
+// load parses a page's Markdown and runs the checks of package prose.
+func (b *builder) load(p *page) error {
+	if p.src == "" {
+		p.doc, p.tree = prose.ParseTree(b.abs("README.md"), []byte(defaultIndex))
+	} else {
+		src, err := os.ReadFile(b.abs(p.src))
+		if err != nil {
+			return err
+		}
+		p.doc, p.tree = prose.ParseTree(b.abs(p.src), src)
+	}
+	for _, pr := range p.doc.Check() {
+		b.problem(p.srcName(), pr.Line, "%s", pr.Msg)
+	}
+	p.headings = p.doc.Headings
+	for _, h := range p.doc.Headings {
+		if h.Level == 1 {
+			p.title = h.Text
+			break
+		}
+	}
+	if p.title == "" {
+		p.title = strings.TrimSuffix(path.Base(p.src), ".md")
+	}
+	if p.chapter {
+		p.summary = firstSentence(p.tree, p.doc.Source)
+		if p.summary == "" {
+			b.problem(p.src, 1, "the chapter has no first paragraph to list it by on the index")
+		}
+	}
+	return nil
+}
+
+func (p *page) srcName() string {
+	if p.src == "" {
+		return "README.md (built-in)"
+	}
+	return p.src
+}
+
+// firstSentence returns the first sentence of the document's first
+// paragraph, as plain text.
+func firstSentence(tree ast.Node, src []byte) string {
+	for n := tree.FirstChild(); n != nil; n = n.NextSibling() {
+		if n.Kind() != ast.KindParagraph {
+			continue
+		}
+		t := strings.Join(strings.Fields(prose.PlainText(n, src)), " ")
+		for _, end := range []string{". ", "。"} {
+			if i := strings.Index(t, end); i >= 0 {
+				return t[:i+len(strings.TrimSpace(end))]
+			}
+		}
+		return t
+	}
+	return ""
+}
+
+// write writes the built site into dir.
+func (b *builder) write(dir string) error {
+	for _, p := range b.pages {
+		b.files[p.out] = []byte(p.body)
+	}
+	names := make([]string, 0, len(b.files))
+	for name := range b.files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		f := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(f, b.files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	b.stats.Files = len(names)
+	for _, p := range b.pages {
+		b.stats.Pages = append(b.stats.Pages, p.out)
+	}
+	return nil
+}
+
+// relURL returns the URL of output path to, relative to the page at from.
+func relURL(from, to string) string {
+	fromDir := path.Dir(from)
+	if fromDir == "." {
+		return to
+	}
+	up := strings.Count(fromDir, "/") + 1
+	prefix := strings.Repeat("../", up)
+	// Drop the common directories.
+	fp := strings.Split(fromDir, "/")
+	tp := strings.Split(to, "/")
+	i := 0
+	for i < len(fp) && i < len(tp)-1 && fp[i] == tp[i] {
+		i++
+	}
+	prefix = strings.Repeat("../", len(fp)-i)
+	return prefix + strings.Join(tp[i:], "/")
+}
+
+// rootURL returns the relative URL of the site's root from the page at from.
+func rootURL(from string) string {
+	n := strings.Count(from, "/")
+	if n == 0 {
+		return "./"
+	}
+	return strings.Repeat("../", n)
+}

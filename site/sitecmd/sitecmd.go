@@ -1,0 +1,148 @@
+// Package sitecmd is the site command: it builds the course site and, on
+// request, serves it and rebuilds it when a source changes.
+package sitecmd
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/opslab/opslab/site"
+)
+
+const usage = `usage: site -out DIR [-root DIR] [-results FILE.json] [-serve ADDR [-watch]]
+
+Site builds the course site into DIR. It fails, naming file and line, when a
+quote is stale or missing, a proof names no test, or a link or anchor is
+broken; given a go test -json results file, also when a proof failed or did
+not run.
+
+  -out DIR         where to write the site (replaced on every build)
+  -root DIR        the repository (default ".")
+  -results FILE    go test -json output whose results the proof badges show
+  -serve ADDR      serve the site on ADDR (e.g. localhost:8080) after building
+  -watch           with -serve: rebuild when a Markdown or Go file changes
+`
+
+// Main runs the command with the process's arguments and exits.
+func Main() { os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Run runs the command and returns its exit status: 0 on success, 1 when the
+// build fails, 2 on a usage error.
+func Run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("site", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var cfg site.Config
+	fs.StringVar(&cfg.Out, "out", "", "")
+	fs.StringVar(&cfg.Root, "root", ".", "")
+	fs.StringVar(&cfg.Results, "results", "", "")
+	serve := fs.String("serve", "", "")
+	watch := fs.Bool("watch", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "site: %v\n%s", err, usage)
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "site: unexpected argument %q\n%s", fs.Arg(0), usage)
+		return 2
+	case cfg.Out == "":
+		fmt.Fprintf(stderr, "site: -out DIR is required\n%s", usage)
+		return 2
+	case *watch && *serve == "":
+		fmt.Fprintf(stderr, "site: -watch needs -serve ADDR\n%s", usage)
+		return 2
+	}
+	built := build(cfg, stdout, stderr)
+	if *serve == "" {
+		if !built {
+			return 1
+		}
+		return 0
+	}
+	ln, err := net.Listen("tcp", *serve)
+	if err != nil {
+		fmt.Fprintf(stderr, "site: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "serving the course at http://%s/\n", ln.Addr())
+	if *watch {
+		go watchLoop(cfg, stdout, stderr)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(cfg.Out)), ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.Serve(ln); err != nil {
+		fmt.Fprintf(stderr, "site: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func build(cfg site.Config, stdout, stderr io.Writer) bool {
+	start := time.Now()
+	st, err := site.Build(cfg)
+	if err != nil {
+		var be *site.BuildError
+		if errors.As(err, &be) {
+			for _, p := range be.Problems {
+				fmt.Fprintln(stderr, p)
+			}
+			fmt.Fprintf(stderr, "site: the build failed with %d problems\n", len(be.Problems))
+		} else {
+			fmt.Fprintf(stderr, "site: %v\n", err)
+		}
+		return false
+	}
+	fmt.Fprintf(stdout, "built %d pages (%d files, %d proofs) into %s in %v\n", len(st.Pages), st.Files, st.Proofs, cfg.Out, time.Since(start).Round(time.Millisecond))
+	return true
+}
+
+// watchLoop rebuilds the site when a source file changes. It polls, which
+// needs no platform-specific code and is cheap for a repository this size.
+func watchLoop(cfg site.Config, stdout, stderr io.Writer) {
+	last := stamp(cfg)
+	for {
+		time.Sleep(500 * time.Millisecond)
+		if s := stamp(cfg); s != last {
+			last = s
+			build(cfg, stdout, stderr)
+		}
+	}
+}
+
+// stamp summarises the names, sizes and times of the files the site is
+// built from.
+func stamp(cfg site.Config) string {
+	var b strings.Builder
+	out, _ := filepath.Abs(cfg.Out)
+	filepath.WalkDir(cfg.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			abs, _ := filepath.Abs(p)
+			name := d.Name()
+			if abs == out || strings.HasPrefix(filepath.Base(abs), "."+filepath.Base(out)+".build-") ||
+				(p != cfg.Root && (strings.HasPrefix(name, ".") || name == "out")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			fmt.Fprintf(&b, "%s %d %d\n", p, info.Size(), info.ModTime().UnixNano())
+		}
+		return nil
+	})
+	return b.String()
+}

@@ -1,0 +1,5 @@
+package alphasim
+
+import "testing"
+
+func TestScript(t *testing.T) {}
