@@ -31,14 +31,14 @@ type Config struct {
 
 // A Dangling schema names a priority level that is not there.
 type Dangling struct {
-	Schema string
-	Level  string
+	Schema string `json:"flowSchema"`
+	Level  string `json:"priorityLevel"`
 }
 
 // A Broken level has a spec that the API server refuses to use.
 type Broken struct {
-	Level  string
-	Reason string
+	Level  string `json:"priorityLevel"`
+	Reason string `json:"reason"`
 }
 
 // NewConfig digests schemas and levels as apf_controller.go does: broken
@@ -306,4 +306,29 @@ func member(x string, list []string, wildcard string) bool {
 		return true
 	}
 	return contains(list, x)
+}
+
+// Matching returns every schema that matches r, in matching order; the
+// first is the one Classify picks.
+func (c *Config) Matching(r Request) []*flowcontrol.FlowSchema {
+	var out []*flowcontrol.FlowSchema
+	for _, s := range c.Schemas {
+		if Matches(s, r) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Exempt returns the schemas, in matching order, whose requests go to an
+// Exempt level: requests that are never queued nor rejected, so that
+// nothing protects the server from them.
+func (c *Config) Exempt() []*flowcontrol.FlowSchema {
+	var out []*flowcontrol.FlowSchema
+	for _, s := range c.Schemas {
+		if c.Levels[s.Spec.PriorityLevelConfiguration.Name].Spec.Type == flowcontrol.PriorityLevelEnablementExempt {
+			out = append(out, s)
+		}
+	}
+	return out
 }

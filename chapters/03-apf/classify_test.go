@@ -336,3 +336,21 @@ func TestImpersonatedGroups(t *testing.T) {
 		})
 	}
 }
+
+func TestExemptOfDefaults(t *testing.T) {
+	if diff := cmp.Diff([]string{"exempt", "probes"}, names(defaultConfig(t).Exempt())); diff != "" {
+		t.Errorf("Exempt() (-want +got):\n%s", diff)
+	}
+}
+
+func TestMatchingListsTies(t *testing.T) {
+	rule := flowcontrol.PolicyRulesWithSubjects{Subjects: []flowcontrol.Subject{user("bob")}, ResourceRules: []flowcontrol.ResourcePolicyRule{anything}}
+	c, err := NewConfig([]*flowcontrol.FlowSchema{schema("b", 700, "l", rule), schema("a", 700, "l", rule)}, []*flowcontrol.PriorityLevelConfiguration{queueLevel("l", 10, 0, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := names(c.Matching(Request{User: "bob", Groups: []string{GroupAuthenticated}, Verb: "get", Resource: "pods", Namespace: "x"}))
+	if diff := cmp.Diff([]string{"a", "b", "catch-all"}, got); diff != "" {
+		t.Errorf("Matching (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,404 @@
+// Package apfclient reads API Priority and Fairness from a cluster and from
+// files: the FlowSchemas and priority levels, the seats the server reports
+// in apiserver_flowcontrol_nominal_limit_seats, and the schema and level the
+// server chose for a request, which it reports in the response headers
+// X-Kubernetes-PF-FlowSchema-UID and X-Kubernetes-PF-PriorityLevel-UID.
+package apfclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	flowcontrol "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	apf "github.com/opslab/opslab/chapters/03-apf"
+)
+
+// Objects are the flow-control objects of a cluster or of files.
+type Objects struct {
+	Schemas []*flowcontrol.FlowSchema
+	Levels  []*flowcontrol.PriorityLevelConfiguration
+}
+
+// Config digests the objects into an apf.Config.
+func (o Objects) Config() (*apf.Config, error) { return apf.NewConfig(o.Schemas, o.Levels) }
+
+// RESTConfig returns the client configuration kubectl would use with the
+// given --kubeconfig and --context ("" for the defaults: $KUBECONFIG, then
+// ~/.kube/config, and its current context).
+func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Load lists the FlowSchemas and PriorityLevelConfigurations of a cluster.
+func Load(ctx context.Context, kube kubernetes.Interface) (Objects, error) {
+	var o Objects
+	fss, err := kube.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return o, fmt.Errorf("listing FlowSchemas: %w", err)
+	}
+	pls, err := kube.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return o, fmt.Errorf("listing PriorityLevelConfigurations: %w", err)
+	}
+	for i := range fss.Items {
+		o.Schemas = append(o.Schemas, &fss.Items[i])
+	}
+	for i := range pls.Items {
+		o.Levels = append(o.Levels, &pls.Items[i])
+	}
+	return o, nil
+}
+
+// ReadFiles reads FlowSchemas and PriorityLevelConfigurations from YAML or
+// JSON files: one object per document, or a List of them as kubectl get
+// -o yaml prints. Objects get the API server's defaults and its
+// validation; an unknown field, an unknown kind or an invalid object is
+// an error that names the file and the document.
+func ReadFiles(files []string) (Objects, error) {
+	var o Objects
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return o, err
+		}
+		if err := o.read(f, data); err != nil {
+			return o, err
+		}
+	}
+	apf.SetDefaults(o.Schemas, o.Levels)
+	for _, fs := range o.Schemas {
+		if err := apf.ValidateFlowSchema(fs); err != nil {
+			return o, err
+		}
+	}
+	for _, pl := range o.Levels {
+		if err := apf.ValidateLevel(pl); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+type typeMeta struct {
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	Items      []map[string]any `json:"items"`
+}
+
+func (o *Objects) read(file string, data []byte) error {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for doc := 1; ; doc++ {
+		raw, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if len(bytes.TrimSpace(raw)) == 0 || isComments(raw) {
+			continue
+		}
+		if err := o.add(raw); err != nil {
+			return fmt.Errorf("%s: document %d: %w", file, doc, err)
+		}
+	}
+}
+
+func isComments(raw []byte) bool {
+	for _, l := range strings.Split(string(raw), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return false
+		}
+	}
+	return true
+}
+
+func (o *Objects) add(raw []byte) error {
+	var tm typeMeta
+	if err := yaml.Unmarshal(raw, &tm); err != nil {
+		return fmt.Errorf("not YAML: %w", err)
+	}
+	switch tm.Kind {
+	case "List", "FlowSchemaList", "PriorityLevelConfigurationList":
+		for i, item := range tm.Items {
+			b, err := yaml.Marshal(item)
+			if err != nil {
+				return err
+			}
+			if err := o.add(b); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
+			}
+		}
+		return nil
+	case "FlowSchema":
+		var fs flowcontrol.FlowSchema
+		if err := yaml.UnmarshalStrict(raw, &fs); err != nil {
+			return fmt.Errorf("FlowSchema: %w", cleanErr(err))
+		}
+		if err := apiVersion(tm.APIVersion); err != nil {
+			return err
+		}
+		o.Schemas = append(o.Schemas, &fs)
+	case "PriorityLevelConfiguration":
+		var pl flowcontrol.PriorityLevelConfiguration
+		if err := yaml.UnmarshalStrict(raw, &pl); err != nil {
+			return fmt.Errorf("PriorityLevelConfiguration: %w", cleanErr(err))
+		}
+		if err := apiVersion(tm.APIVersion); err != nil {
+			return err
+		}
+		o.Levels = append(o.Levels, &pl)
+	case "":
+		return errors.New("no kind: want FlowSchema, PriorityLevelConfiguration or List")
+	default:
+		return fmt.Errorf("kind %s is neither FlowSchema nor PriorityLevelConfiguration", tm.Kind)
+	}
+	return nil
+}
+
+func apiVersion(v string) error {
+	if v != flowcontrol.SchemeGroupVersion.String() {
+		return fmt.Errorf("apiVersion %q: want %s", v, flowcontrol.SchemeGroupVersion)
+	}
+	return nil
+}
+
+// cleanErr drops the decoder's layers of "error unmarshaling JSON: while
+// decoding JSON:" from an error.
+func cleanErr(err error) error {
+	s := err.Error()
+	if i := strings.LastIndex(s, "json: "); i >= 0 {
+		s = s[i+len("json: "):]
+	}
+	return errors.New(s)
+}
+
+// NominalSeats reads apiserver_flowcontrol_nominal_limit_seats from the
+// server's /metrics: the nominal seats of each priority level.
+func NominalSeats(ctx context.Context, kube kubernetes.Interface) (map[string]int, error) {
+	body, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading /metrics: %w", err)
+	}
+	return ParseNominalSeats(body)
+}
+
+// ParseNominalSeats reads apiserver_flowcontrol_nominal_limit_seats from a
+// Prometheus text exposition.
+func ParseNominalSeats(metrics []byte) (map[string]int, error) {
+	const name = "apiserver_flowcontrol_nominal_limit_seats{"
+	out := map[string]int{}
+	for _, line := range strings.Split(string(metrics), "\n") {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !ok {
+			return nil, fmt.Errorf("metric line %q has no value", line)
+		}
+		level := ""
+		for _, l := range strings.Split(labels, ",") {
+			if v, ok := strings.CutPrefix(l, `priority_level="`); ok {
+				level = strings.TrimSuffix(v, `"`)
+			}
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil || level == "" {
+			return nil, fmt.Errorf("metric line %q: want priority_level and a number", line)
+		}
+		out[level] = int(f)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no apiserver_flowcontrol_nominal_limit_seats in /metrics")
+	}
+	return out, nil
+}
+
+// A Probe is what the server said about one request.
+type Probe struct {
+	Status        int    // the HTTP status, often 403: classification comes before authorization
+	FlowSchemaUID string // X-Kubernetes-PF-FlowSchema-UID
+	LevelUID      string // X-Kubernetes-PF-PriorityLevel-UID
+}
+
+// Send sends r to the server of cfg as the user and groups of r
+// (impersonation: cfg's user needs the impersonate permission) and returns
+// the status and the classification headers. Mutating verbs are sent with
+// dryRun=All, so a request that happens to be allowed changes nothing;
+// watch is sent with timeoutSeconds=1.
+func Send(ctx context.Context, cfg *rest.Config, r apf.Request) (Probe, error) {
+	c := rest.CopyConfig(cfg)
+	c.Impersonate = rest.ImpersonationConfig{UserName: r.User, Groups: explicitGroups(r)}
+	hc, err := rest.HTTPClientFor(c)
+	if err != nil {
+		return Probe{}, err
+	}
+	method, p, query, err := RequestLine(r)
+	if err != nil {
+		return Probe{}, err
+	}
+	u, err := url.Parse(strings.TrimSuffix(c.Host, "/") + c.APIPath)
+	if err != nil {
+		return Probe{}, err
+	}
+	u.Path = p
+	u.RawQuery = query.Encode()
+	var body io.Reader
+	if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return Probe{}, err
+	}
+	if method == http.MethodPatch {
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+	} else if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return Probe{}, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return Probe{
+		Status:        resp.StatusCode,
+		FlowSchemaUID: resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID"),
+		LevelUID:      resp.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"),
+	}, nil
+}
+
+// explicitGroups returns the groups to ask for with Impersonate-Group: the
+// server adds system:authenticated (and a service account's groups when
+// none are given) itself, as apf.Impersonated describes.
+func explicitGroups(r apf.Request) []string {
+	var out []string
+	for _, g := range r.Groups {
+		if g != apf.GroupAuthenticated {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// groupVersions gives the version used in paths for a few API groups; any
+// other group is sent as v1, which is enough for the server to classify it.
+var groupVersions = map[string]string{"": "v1", "autoscaling": "v2"}
+
+// RequestLine returns the method, path and query that make the API server
+// see r's verb, resource and namespace.
+func RequestLine(r apf.Request) (method, p string, query url.Values, err error) {
+	query = url.Values{}
+	if !r.IsResourceRequest() {
+		if !strings.HasPrefix(r.Path, "/") {
+			return "", "", nil, fmt.Errorf("non-resource path %q does not start with /", r.Path)
+		}
+		m := strings.ToUpper(r.Verb)
+		switch m {
+		case "GET", "HEAD", "OPTIONS":
+		case "POST", "PUT", "PATCH", "DELETE":
+			query.Set("dryRun", "All")
+		default:
+			return "", "", nil, fmt.Errorf("verb %q is not an HTTP method of a non-resource request", r.Verb)
+		}
+		return m, r.Path, query, nil
+	}
+	version := groupVersions[r.APIGroup]
+	if version == "" {
+		version = "v1"
+	}
+	parts := []string{"/apis", r.APIGroup, version}
+	if r.APIGroup == "" {
+		parts = []string{"/api", "v1"}
+	}
+	if r.Namespace != "" {
+		parts = append(parts, "namespaces", r.Namespace)
+	}
+	parts = append(parts, r.Resource)
+	named := func() {
+		parts = append(parts, "apf-probe")
+		if r.Subresource != "" {
+			parts = append(parts, r.Subresource)
+		}
+	}
+	switch r.Verb {
+	case "get":
+		method = http.MethodGet
+		named()
+	case "list":
+		method = http.MethodGet
+	case "watch":
+		method = http.MethodGet
+		query.Set("watch", "true")
+		query.Set("timeoutSeconds", "1")
+	case "create":
+		method = http.MethodPost
+		query.Set("dryRun", "All")
+	case "update":
+		method = http.MethodPut
+		query.Set("dryRun", "All")
+		named()
+	case "patch":
+		method = http.MethodPatch
+		query.Set("dryRun", "All")
+		named()
+	case "delete":
+		method = http.MethodDelete
+		query.Set("dryRun", "All")
+		named()
+	case "deletecollection":
+		method = http.MethodDelete
+		query.Set("dryRun", "All")
+	default:
+		return "", "", nil, fmt.Errorf("verb %q: want get, list, watch, create, update, patch, delete or deletecollection", r.Verb)
+	}
+	if r.Subresource != "" && (r.Verb == "list" || r.Verb == "watch" || r.Verb == "create" || r.Verb == "deletecollection") {
+		return "", "", nil, fmt.Errorf("a %s request has no subresource %q: only requests for one object do", r.Verb, r.Subresource)
+	}
+	return method, path.Join(parts...), query, nil
+}
+
+// ByUID maps the UIDs of objects to their names.
+func (o Objects) ByUID() (schemas, levels map[string]string) {
+	schemas, levels = map[string]string{}, map[string]string{}
+	for _, fs := range o.Schemas {
+		schemas[string(fs.UID)] = fs.Name
+	}
+	for _, pl := range o.Levels {
+		levels[string(pl.UID)] = pl.Name
+	}
+	return schemas, levels
+}
+
+// SortedSchemas returns the schemas in matching order.
+func (o Objects) SortedSchemas() []*flowcontrol.FlowSchema {
+	out := append([]*flowcontrol.FlowSchema(nil), o.Schemas...)
+	sort.SliceStable(out, func(i, j int) bool { return apf.Before(out[i], out[j]) })
+	return out
+}

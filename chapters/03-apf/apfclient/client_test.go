@@ -1,0 +1,56 @@
+package apfclient
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	apf "github.com/opslab/opslab/chapters/03-apf"
+)
+
+func TestParseNominalSeats(t *testing.T) {
+	metrics := `# HELP apiserver_flowcontrol_nominal_limit_seats [BETA] Nominal number of execution seats configured for each priority level
+# TYPE apiserver_flowcontrol_nominal_limit_seats gauge
+apiserver_flowcontrol_nominal_limit_seats{priority_level="catch-all"} 13
+apiserver_flowcontrol_nominal_limit_seats{priority_level="exempt"} 0
+apiserver_flowcontrol_nominal_limit_seats{priority_level="workload-low"} 245
+apiserver_flowcontrol_nominal_limit_seats_sum 3
+`
+	got, err := ParseNominalSeats([]byte(metrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"catch-all": 13, "exempt": 0, "workload-low": 245}, got); diff != "" {
+		t.Errorf("ParseNominalSeats (-want +got):\n%s", diff)
+	}
+	if _, err := ParseNominalSeats([]byte("up 1\n")); err == nil {
+		t.Error("ParseNominalSeats of metrics without the gauge: no error, want one")
+	}
+}
+
+func TestRequestLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, reason string
+		req          apf.Request
+		method, path string
+		query        url.Values
+	}{
+		{"list core", "", apf.Request{Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab/configmaps", url.Values{}},
+		{"get subresource", "a named object", apf.Request{Verb: "get", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "x"}, "GET", "/apis/apps/v1/namespaces/x/deployments/apf-probe/scale", url.Values{}},
+		{"create", "mutations are dry-run", apf.Request{Verb: "create", Resource: "pods", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods", url.Values{"dryRun": {"All"}}},
+		{"cluster scope delete", "", apf.Request{Verb: "delete", Resource: "nodes"}, "DELETE", "/api/v1/nodes/apf-probe", url.Values{"dryRun": {"All"}}},
+		{"watch", "watch ends after a second if allowed", apf.Request{Verb: "watch", Resource: "pods"}, "GET", "/api/v1/pods", url.Values{"watch": {"true"}, "timeoutSeconds": {"1"}}},
+		{"non-resource", "", apf.Request{Verb: "get", Path: "/healthz"}, "GET", "/healthz", url.Values{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, p, q, err := RequestLine(tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m != tc.method || p != tc.path || !cmp.Equal(tc.query, q) {
+				t.Errorf("RequestLine = %s %s?%s, want %s %s?%s (%s)", m, p, q.Encode(), tc.method, tc.path, tc.query.Encode(), tc.reason)
+			}
+		})
+	}
+}
