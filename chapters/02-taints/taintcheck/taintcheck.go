@@ -192,7 +192,11 @@ func evictions(ctx context.Context, k kubernetes.Interface, pod string) ([]evict
 		if e.Message != want {
 			continue
 		}
-		at := e.FirstTimestamp.Time
+		// The recorder folds a repeated event (same pod, same message) into
+		// one object and keeps its first timestamp from earlier runs, even
+		// across a namespace deleted and made again: the time of this
+		// eviction is the last timestamp.
+		at := e.LastTimestamp.Time
 		if at.IsZero() {
 			at = e.EventTime.Time
 		}

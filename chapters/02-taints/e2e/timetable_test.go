@@ -1,0 +1,254 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/opslab/opslab/chapters/02-taints/timetable"
+)
+
+// slack is how long after its predicted time a pod may take to go: the
+// controller's reaction, the API's round trips and our polling.
+const slack = 10 * time.Second
+
+// A prediction is one row of timetable -o json.
+type prediction struct {
+	Pod     string `json:"pod"`
+	Leaves  string `json:"leaves"`
+	Seconds int64  `json:"seconds"`
+}
+
+func (p prediction) after() time.Duration { return time.Duration(p.Seconds) * time.Second }
+
+func TestTimetableMatchesEvictions(t *testing.T) {
+	key := fmt.Sprintf("opslab.dev/e2e-%06d", rand.IntN(1000000))
+	f := features.New("timetable against the taint eviction controller").
+		Assess("under a NoExecute taint the pods the timetable says leave do leave, each no earlier than predicted and within 10 s after; the others stay", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			node := untaintedPoolNode(ctx, t, k)
+			ns := namespace(ctx, t, k)
+			tolerate := func(key string, seconds *int64) []corev1.Toleration {
+				return []corev1.Toleration{{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}}
+			}
+			s := func(n int64) *int64 { return &n }
+			pods := map[string][]corev1.Toleration{
+				"no-toleration": nil,
+				"tolerate-0s":   tolerate(key, s(0)),
+				"tolerate-5s":   tolerate(key, s(5)),
+				"tolerate-10s":  tolerate(key, s(10)),
+				"forever":       tolerate(key, nil),
+				"other-key":     tolerate(key+"-other", nil),
+			}
+			for name, tols := range pods {
+				p := &corev1.Pod{
+					ObjectMeta: metav1.ObjectMeta{Name: name},
+					Spec: corev1.PodSpec{
+						NodeSelector: map[string]string{"kubernetes.io/hostname": node},
+						Tolerations:  tols,
+						Containers:   []corev1.Container{{Name: "app", Image: "registry.example/app:1"}},
+					},
+				}
+				if _, err := k.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			poll(ctx, t, 60*time.Second, "every pod Ready", func(ctx context.Context) (bool, error) {
+				list, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return false, nil
+				}
+				ready := 0
+				for _, p := range list.Items {
+					for _, c := range p.Status.Conditions {
+						if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+							ready++
+						}
+					}
+				}
+				return ready == len(pods), nil
+			})
+
+			// The prediction, from the command a learner runs.
+			var out, errOut strings.Builder
+			args := []string{"--kubeconfig", kubeconfig, "--context", kubeContext, "-n", ns, "--node", node, "-o", "json", key + ":NoExecute"}
+			if code := timetable.Run(args, &out, &errOut); code != 0 {
+				t.Fatalf("timetable %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+			}
+			var predicted []prediction
+			if err := json.Unmarshal([]byte(out.String()), &predicted); err != nil {
+				t.Fatalf("timetable -o json: %v\n%s", err, out.String())
+			}
+			if len(predicted) != len(pods) {
+				t.Fatalf("timetable listed %d pods, want %d:\n%s", len(predicted), len(pods), out.String())
+			}
+			var horizon time.Duration
+			for _, p := range predicted {
+				t.Logf("predicted: %s leaves %s %d", p.Pod, p.Leaves, p.Seconds)
+				horizon = max(horizon, p.after())
+			}
+
+			// The experiment: taint the node and watch who leaves when.
+			before := time.Now()
+			taint(ctx, t, k, node, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute})
+			after := time.Now()
+			gone := map[string]time.Duration{} // since before
+			deadline := after.Add(horizon + slack)
+			for time.Now().Before(deadline) {
+				for name := range pods {
+					if _, seen := gone[name]; seen {
+						continue
+					}
+					p, err := k.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+					if apierrors.IsNotFound(err) || (err == nil && p.DeletionTimestamp != nil) {
+						gone[name] = time.Since(before)
+					}
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			window := after.Sub(before)
+
+			for _, p := range predicted {
+				at, left := gone[p.Pod]
+				switch p.Leaves {
+				case "never":
+					if left {
+						t.Errorf("%s: predicted never, but it left %v after the taint", p.Pod, at.Round(100*time.Millisecond))
+					}
+				case "now", "after":
+					if !left {
+						t.Errorf("%s: predicted %s %d s, but it was still there %v after the taint", p.Pod, p.Leaves, p.Seconds, horizon+slack)
+						continue
+					}
+					// The controller's clock starts when it sees the taint,
+					// which is after we started to write it.
+					if at < p.after() {
+						t.Errorf("%s: left %v after the taint, earlier than the predicted %v", p.Pod, at.Round(100*time.Millisecond), p.after())
+					}
+					if at > p.after()+window+slack {
+						t.Errorf("%s: left %v after the taint, more than %v after the predicted %v", p.Pod, at.Round(100*time.Millisecond), slack, p.after())
+					}
+					t.Logf("%s: predicted %s, left %v after the taint", p.Pod, strings.TrimSpace(p.Leaves+" "+secondsOf(p)), at.Round(100*time.Millisecond))
+					evicted(ctx, t, k, ns, p.Pod)
+				default:
+					t.Errorf("%s: timetable wrote leaves %q", p.Pod, p.Leaves)
+				}
+			}
+			return ctx
+		}).Feature()
+	testenv.Test(t, f)
+}
+
+func secondsOf(p prediction) string {
+	if p.Leaves != "after" {
+		return ""
+	}
+	return fmt.Sprintf("%d s", p.Seconds)
+}
+
+// evicted fails the test unless the taint eviction controller recorded
+// that it removed the pod.
+func evicted(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod string) {
+	t.Helper()
+	want := "Marking for deletion Pod " + ns + "/" + pod
+	poll(ctx, t, 10*time.Second, "event TaintManagerEviction for "+pod, func(ctx context.Context) (bool, error) {
+		evs, err := k.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=TaintManagerEviction,involvedObject.name=" + pod})
+		if err != nil {
+			return false, nil
+		}
+		for _, e := range evs.Items {
+			if e.Message == want {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// untaintedPoolNode returns a node of the chapter's pool that has no taint,
+// so that nothing but the test's own taint acts on its pods.
+func untaintedPoolNode(ctx context.Context, t *testing.T, k kubernetes.Interface) string {
+	t.Helper()
+	nodes, err := k.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "opslab.dev/pool=taints"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes.Items {
+		if len(n.Spec.Taints) == 0 {
+			return n.Name
+		}
+	}
+	t.Fatalf("no node of pool taints is free of taints (%d nodes)", len(nodes.Items))
+	return ""
+}
+
+// namespace creates the test's namespace and deletes it at the end.
+func namespace(ctx context.Context, t *testing.T, k kubernetes.Interface) string {
+	t.Helper()
+	ns, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "taints-e2e-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		k.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
+	return ns.Name
+}
+
+// taint adds a taint to a node and takes it off when the test ends.
+func taint(ctx context.Context, t *testing.T, k kubernetes.Interface, node string, tn corev1.Taint) {
+	t.Helper()
+	update := func(ctx context.Context, change func(*corev1.Node)) error {
+		n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(n)
+		_, err = k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	}
+	if err := update(ctx, func(n *corev1.Node) { n.Spec.Taints = append(n.Spec.Taints, tn) }); err != nil {
+		t.Fatalf("taint %s: %v", node, err)
+	}
+	t.Cleanup(func() {
+		err := wait.PollUntilContextTimeout(context.Background(), time.Second, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+			err := update(ctx, func(n *corev1.Node) {
+				var keep []corev1.Taint
+				for _, x := range n.Spec.Taints {
+					if x.Key != tn.Key {
+						keep = append(keep, x)
+					}
+				}
+				n.Spec.Taints = keep
+			})
+			return err == nil, nil
+		})
+		if err != nil {
+			t.Errorf("could not take taint %s off %s: %v", tn.Key, node, err)
+		}
+	})
+}
+
+func poll(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, cond); err != nil {
+		t.Fatalf("%s: not within %v: %v", what, timeout, err)
+	}
+}
