@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# solve.sh is the reference solution of chapter 3's lab (make solve-chapter-3).
+# It works in namespace apf-lab and on cluster-scoped objects named
+# apf-lab-*, prints each step, and waits only for the API server to take
+# a new configuration (a second or two). It never overloads anything:
+# every request it sends as the lab's accounts is refused (403) after the
+# server has classified it.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+ctx=${OPSLAB_CONTEXT:-kwok-opslab}
+lab=chapters/03-apf/lab
+out=$(mktemp -d)
+k() { kubectl --context "$ctx" "$@"; }
+step() { printf '\n== %s\n' "$*"; }
+show() { printf '$ kubectl %s\n' "$*"; k "$@"; }
+runaway=system:serviceaccount:apf-lab:runaway-operator
+
+# schema_of USER ARGS... sends "kubectl get ARGS" as USER and prints the
+# FlowSchema and priority level the server chose, from the response
+# headers, mapped from UIDs to names.
+schema_of() {
+	local user=$1
+	shift
+	local headers fs pl
+	headers=$(k --as="$user" get "$@" -v=8 2>&1 | grep -i '^\s*X-Kubernetes-Pf-' || true)
+	fs=$(printf '%s\n' "$headers" | awk -F': ' 'tolower($1) ~ /flowschema-uid/ {print $2}' | tr -d '\r')
+	pl=$(printf '%s\n' "$headers" | awk -F': ' 'tolower($1) ~ /prioritylevel-uid/ {print $2}' | tr -d '\r')
+	if [ -z "$fs" ]; then
+		echo "no X-Kubernetes-PF-FlowSchema-UID header in the answer" >&2
+		return 1
+	fi
+	printf '%s\n' "$headers" | sed 's/^\s*/  /'
+	printf '  flowschema %s, prioritylevel %s\n' \
+		"$(k get flowschemas -o jsonpath="{.items[?(@.metadata.uid=='$fs')].metadata.name}")" \
+		"$(k get prioritylevelconfigurations -o jsonpath="{.items[?(@.metadata.uid=='$pl')].metadata.name}")"
+}
+
+# wait_for_schema NAME USER ARGS... waits until the server classifies the
+# request into FlowSchema NAME: its configuration controller takes new
+# objects within moments, not at once.
+wait_for_schema() {
+	local want=$1 uid answer
+	shift
+	uid=$(k get flowschema "$want" -o jsonpath='{.metadata.uid}')
+	for _ in $(seq 50); do
+		answer=$(k --as="$1" get "${@:2}" -v=8 2>&1 || true)
+		if grep -qi "X-Kubernetes-Pf-Flowschema-Uid: $uid" <<<"$answer"; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	echo "the server still does not classify into $want" >&2
+	return 1
+}
+
+step "0. a clean start: namespace apf-lab and its account, no apf-lab-* schemas or levels"
+for fs in apf-lab-runaway apf-lab-tie-a apf-lab-tie-b; do k delete flowschema "$fs" --ignore-not-found >/dev/null; done
+k delete prioritylevelconfiguration apf-lab-runaway --ignore-not-found >/dev/null
+show apply -f $lab/setup.yaml
+
+step "1. save the default schemas in precedence order, and the levels (in $out)"
+k get flowschemas --sort-by=.spec.matchingPrecedence \
+	-o custom-columns=PRECEDENCE:.spec.matchingPrecedence,NAME:.metadata.name,LEVEL:.spec.priorityLevelConfiguration.name,DISTINGUISHER:.spec.distinguisherMethod.type,UID:.metadata.uid \
+	| tee "$out/flowschemas.txt"
+k get prioritylevelconfigurations \
+	-o custom-columns=NAME:.metadata.name,TYPE:.spec.type,SHARES:.spec.limited.nominalConcurrencyShares,LENDABLE:.spec.limited.lendablePercent,QUEUES:.spec.limited.limitResponse.queuing.queues,HAND:.spec.limited.limitResponse.queuing.handSize,QLEN:.spec.limited.limitResponse.queuing.queueLengthLimit,UID:.metadata.uid \
+	| tee "$out/levels.txt"
+
+step "2. as the runaway operator: which schema takes its requests? (403, but classified first)"
+printf '$ kubectl --as=%s get configmaps -n apf-lab -v=8\n' "$runaway"
+schema_of "$runaway" configmaps -n apf-lab
+
+step "3. a narrow level and a schema for the runaway operator's account"
+show apply -f $lab/runaway-level.yaml -f $lab/runaway-schema.yaml
+wait_for_schema apf-lab-runaway "$runaway" configmaps -n apf-lab
+printf '$ kubectl --as=%s get configmaps -n apf-lab -v=8\n' "$runaway"
+schema_of "$runaway" configmaps -n apf-lab
+printf '$ apfctl classify --context %s --user %s --verb list --resource configmaps -n apf-lab\n' "$ctx" "$runaway"
+go run ./chapters/03-apf/cmd/apfctl classify --context "$ctx" --user "$runaway" --verb list --resource configmaps -n apf-lab
+
+step "4. two schemas of equal precedence for apf-lab/tie-probe: the first name wins"
+show apply -f $lab/tie.yaml
+wait_for_schema apf-lab-tie-a system:serviceaccount:apf-lab:tie-probe pods -n apf-lab
+printf '$ kubectl --as=system:serviceaccount:apf-lab:tie-probe get pods -n apf-lab -v=8\n'
+schema_of system:serviceaccount:apf-lab:tie-probe pods -n apf-lab
+
+step "5. the exempt list, and schemas that dangle (MISSINGPL)"
+show get flowschemas -o custom-columns=NAME:.metadata.name,LEVEL:.spec.priorityLevelConfiguration.name,DANGLING:.status.conditions[?\(@.type==\"Dangling\"\)].status
+printf '$ apfctl exempt --context %s\n' "$ctx"
+go run ./chapters/03-apf/cmd/apfctl exempt --context "$ctx"
+
+step "6. the new level's seats, from the server's metrics and from the model"
+printf '$ kubectl get --raw /metrics | grep apiserver_flowcontrol_nominal_limit_seats\n'
+k get --raw /metrics | grep '^apiserver_flowcontrol_nominal_limit_seats'
+printf '$ apfctl seats --context %s\n' "$ctx"
+go run ./chapters/03-apf/cmd/apfctl seats --context "$ctx"
