@@ -9,8 +9,6 @@ set -euo pipefail
 
 die() { echo "lab-binaries: $*" >&2; exit 1; }
 
-"$(dirname "${BASH_SOURCE[0]}")/require-go.sh" || exit 1
-
 # component, package, extra ldflags
 kube_ld="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36 -X k8s.io/component-base/version.gitTreeState=clean"
 kube_ld="$kube_ld -X k8s.io/client-go/pkg/version.gitVersion=$KUBE_VERSION -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=36 -X k8s.io/client-go/pkg/version.gitTreeState=clean"
@@ -31,9 +29,10 @@ for c in "${components[@]}"; do
 	[ -x "$LAB_BIN/$name" ] || missing+=("$c")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-	echo "lab-binaries: all ${#components[@]} binaries are cached in ${LAB_BIN#$OPSLAB_ROOT/}"
+	[ -n "${LAB_QUIET:-}" ] || echo "lab-binaries: all ${#components[@]} binaries are cached in ${LAB_BIN#$OPSLAB_ROOT/}"
 	exit 0
 fi
+"$(dirname "${BASH_SOURCE[0]}")/require-go.sh" || exit 1
 
 mkdir -p "$LAB_BIN"
 echo "lab-binaries: building ${#missing[@]} of ${#components[@]} binaries into ${LAB_BIN#$OPSLAB_ROOT/}"

@@ -15,8 +15,7 @@ name=${OPSLAB_CLUSTER:-opslab}
 ctx=kwok-$name
 die() { echo "lab-up: $*" >&2; exit 1; }
 
-"$OPSLAB_ROOT/lab/scripts/build-binaries.sh" | grep -v '^lab-binaries: all .* cached' || true
-[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
+LAB_QUIET=1 "$OPSLAB_ROOT/lab/scripts/build-binaries.sh"
 export PATH=$LAB_BIN:$PATH
 export KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl
 kubeconfig_args=()
@@ -44,8 +43,9 @@ if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 		next_steps
 		exit 0
 	fi
-	echo "lab-up: cluster $name exists but is not answering; starting it"
-	if kwokctl start cluster --name "$name" --wait 1m >/dev/null 2>&1 && healthy; then
+	echo "lab-up: cluster $name exists but is not answering; restarting it (at most a minute)"
+	kwokctl stop cluster --name "$name" >/dev/null 2>&1 || true
+	if timeout 60 kwokctl start cluster --name "$name" --wait 45s >/dev/null 2>&1 && healthy; then
 		next_steps
 		exit 0
 	fi
@@ -78,8 +78,10 @@ if ! kwokctl create cluster --name "$name" --runtime binary \
 		echo "lab-up: last lines of $failed's log:" >&2
 		tail -n 8 "$logs/$failed.log" | sed 's/^/    /' >&2
 	else
-		echo "lab-up: last lines of kwokctl's output:" >&2
-		tail -n 8 "$log" | sed 's/^/    /' >&2
+		echo "lab-up: kwokctl reported:" >&2
+		# kwokctl logs JSON; its errors are the "err" fields of ERROR lines.
+		grep '"level":"ERROR"' "$log" | sed -n 's/.*"err":"\(.*\)"}$/\1/p' | tail -n 1 |
+			sed 's/\\n/\n/g; s/\\"/"/g' | sed '/^$/d; s/^/    /' >&2
 	fi
 	kwokctl delete cluster --name "$name" "${kubeconfig_args[@]}" >/dev/null 2>&1 || true
 	die "kwokctl could not create cluster $name${failed:+ ($failed failed, log above)}; fix the cause and run make lab-up again"
