@@ -322,7 +322,7 @@ func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 	var survivors []string
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if !running(p) {
+		if !running(p) || p.Spec.NodeName != "taints-2" {
 			continue
 		}
 		tols := fromAPITolerations(p.Spec.Tolerations)
