@@ -1,0 +1,284 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
+)
+
+const (
+	pool         = "shutdown"
+	outOfService = "node.kubernetes.io/out-of-service"
+	// slack covers the StatefulSet controller's and the API server's own
+	// latency after a pod GC run.
+	slack = 5 * time.Second
+)
+
+type key int
+
+const stateKey key = 0
+
+// scenario is what the steps share.
+type scenario struct {
+	k            kubernetes.Interface
+	ns, deadNode string
+	oldUID       types.UID
+	terminating  time.Time
+	tainted      time.Time
+}
+
+func TestUnplannedShutdownMatchesModel(t *testing.T) {
+	f := features.New("unplanned shutdown of a StatefulSet pod's node").
+		Setup(func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireIdlePool(ctx, t, k)
+			ns, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "shutdown-e2e-"}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &scenario{k: k, ns: ns.Name}
+			t.Cleanup(func() { cleanup(t, s) })
+			if _, err := k.AppsV1().StatefulSets(s.ns).Create(ctx, statefulSet(), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var pod *corev1.Pod
+			poll(ctx, t, 60*time.Second, "db-0 Running and Ready", func(ctx context.Context) (bool, error) {
+				pod, err = k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
+				return err == nil && pod.Spec.NodeName != "" && podReady(pod), nil
+			})
+			s.deadNode, s.oldUID = pod.Spec.NodeName, pod.UID
+			power(t, "off", s.deadNode)
+			poll(ctx, t, 150*time.Second, "db-0 marked for deletion after its node went NotReady", func(ctx context.Context) (bool, error) {
+				pod, err = k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
+				return err == nil && pod.DeletionTimestamp != nil, nil
+			})
+			s.terminating = time.Now()
+			return context.WithValue(ctx, stateKey, s)
+		}).
+		Assess("without the out-of-service taint db-0 stays Terminating for longer than a pod GC period", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			s := ctx.Value(stateKey).(*scenario)
+			hold := shutdown.PodGCPeriod + 15*time.Second
+			model := shutdown.Simulate(shutdown.Scenario{
+				Events: []shutdown.Event{{At: 0, Kind: shutdown.NodeNotReady}, {At: time.Second, Kind: shutdown.DeleteRequested}},
+				Until:  hold,
+			})
+			if !model.Gone.Never {
+				t.Fatalf("model: pod gone at %v without the taint, want never", model.Gone)
+			}
+			deadline := time.Now().Add(hold)
+			for time.Now().Before(deadline) {
+				p, err := s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
+				if err != nil || p.UID != s.oldUID || p.DeletionTimestamp == nil {
+					t.Fatalf("cluster: db-0 (uid %s) left Terminating %v after it began (err %v); the model says it stays", s.oldUID, time.Since(s.terminating).Round(time.Second), err)
+				}
+				time.Sleep(time.Second)
+			}
+			t.Logf("db-0 still Terminating %v later, as the model predicts (gone: %v)", time.Since(s.terminating).Round(time.Second), model.Gone)
+			return ctx
+		}).
+		Assess("with the taint db-0 goes within one pod GC period plus slack", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			s := ctx.Value(stateKey).(*scenario)
+			node, err := s.k.CoreV1().Nodes().Get(ctx, s.deadNode, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if nodeReadyStatus(node) {
+				t.Fatalf("%s is Ready; the scenario needs it off before the taint", s.deadNode)
+			}
+			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: outOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute})
+			if _, err := s.k.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			s.tainted = time.Now()
+			// The model's bound: the latest the pod can go after the taint,
+			// over every phase of the pod GC's 20 s cycle.
+			var bound time.Duration
+			for offset := time.Duration(0); offset < shutdown.PodGCPeriod; offset += shutdown.ReconcilerPeriod {
+				model := shutdown.Simulate(shutdown.Scenario{
+					Events:      []shutdown.Event{{At: 0, Kind: shutdown.NodeNotReady}, {At: time.Second, Kind: shutdown.DeleteRequested}, {At: time.Minute, Kind: shutdown.TaintOutOfService}},
+					PodGCOffset: offset,
+					Until:       5 * time.Minute,
+				})
+				if model.Gone.Never || model.By != shutdown.ByPodGC {
+					t.Fatalf("model: gone %v by %q, want the pod GC", model.Gone, model.By)
+				}
+				bound = max(bound, model.Gone.At-time.Minute)
+			}
+			poll(ctx, t, bound+slack, "old db-0 gone", func(ctx context.Context) (bool, error) {
+				p, err := s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
+				return apierrors.IsNotFound(err) || err == nil && p.UID != s.oldUID, nil
+			})
+			t.Logf("old db-0 gone %v after the taint; the model allows at most %v", time.Since(s.tainted).Round(100*time.Millisecond), bound)
+			return ctx
+		}).
+		Assess("the replacement runs on a healthy node", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			s := ctx.Value(stateKey).(*scenario)
+			var pod *corev1.Pod
+			poll(ctx, t, 60*time.Second, "new db-0 Running and Ready", func(ctx context.Context) (bool, error) {
+				var err error
+				pod, err = s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
+				return err == nil && pod.UID != s.oldUID && pod.DeletionTimestamp == nil && podReady(pod), nil
+			})
+			if pod.Spec.NodeName == s.deadNode {
+				t.Fatalf("new db-0 runs on %s, the powered-off node", s.deadNode)
+			}
+			node, err := s.k.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !nodeReadyStatus(node) || node.Labels["opslab.dev/pool"] != pool {
+				t.Fatalf("new db-0 runs on %s (Ready %v, pool %q), want a Ready node of pool %s", node.Name, nodeReadyStatus(node), node.Labels["opslab.dev/pool"], pool)
+			}
+			t.Logf("new db-0 runs on %s, Ready", node.Name)
+			return ctx
+		}).Feature()
+	testenv.Test(t, f)
+}
+
+// requireIdlePool stops the test when the shutdown pool is not as lab-up
+// left it: its nodes must be on, untainted by this chapter and without pods,
+// or the power-off would disturb someone's lab.
+func requireIdlePool(ctx context.Context, t *testing.T, k kubernetes.Interface) {
+	t.Helper()
+	nodes, err := k.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "opslab.dev/pool=" + pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.Items) < 2 {
+		t.Fatalf("the shutdown pool has %d nodes, want 2", len(nodes.Items))
+	}
+	for _, n := range nodes.Items {
+		pods, err := k.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Labels["opslab.dev/power"] != "" || hasTaint(&n) || !nodeReadyStatus(&n) || len(pods.Items) > 0 {
+			t.Fatalf("node %s is in use (power %q, out-of-service %v, Ready %v, %d pods): run chapters/04-node-shutdown/lab/reset.sh first",
+				n.Name, n.Labels["opslab.dev/power"], hasTaint(&n), nodeReadyStatus(&n), len(pods.Items))
+		}
+	}
+}
+
+// cleanup powers the node back on, removes the taint and deletes the namespace.
+func cleanup(t *testing.T, s *scenario) {
+	ctx := context.Background()
+	if s.deadNode != "" {
+		power(t, "on", s.deadNode)
+		err := wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			n, err := s.k.CoreV1().Nodes().Get(ctx, s.deadNode, metav1.GetOptions{})
+			if err != nil || !hasTaint(n) {
+				return err == nil, nil
+			}
+			var keep []corev1.Taint
+			for _, tn := range n.Spec.Taints {
+				if tn.Key != outOfService {
+					keep = append(keep, tn)
+				}
+			}
+			n.Spec.Taints = keep
+			_, err = s.k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+			return false, nil
+		})
+		if err != nil {
+			t.Errorf("cleanup: removing the taint from %s: %v", s.deadNode, err)
+		}
+	}
+	if err := s.k.CoreV1().Namespaces().Delete(ctx, s.ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("cleanup: deleting namespace %s: %v", s.ns, err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := s.k.CoreV1().Namespaces().Get(ctx, s.ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("cleanup: namespace %s still there: %v", s.ns, err)
+	}
+}
+
+// power runs the lab's power switch, as a learner does.
+func power(t *testing.T, action, node string) {
+	t.Helper()
+	cmd := exec.Command("bash", "../../../lab/scripts/power.sh", action, node)
+	cmd.Env = os.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("power.sh %s %s: %v\n%s", action, node, err, out)
+	}
+}
+
+func statefulSet() *appsv1.StatefulSet {
+	one := int32(1)
+	five := int64(5)
+	labels := map[string]string{"app": "db"}
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "db"},
+		Spec: appsv1.StatefulSetSpec{
+			ServiceName: "db",
+			Replicas:    &one,
+			Selector:    &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					NodeSelector: map[string]string{"opslab.dev/pool": pool},
+					Tolerations: []corev1.Toleration{
+						{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &five},
+						{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &five},
+					},
+					Containers: []corev1.Container{{Name: "db", Image: "postgres:17"}},
+				},
+			},
+		},
+	}
+}
+
+func poll(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, cond); err != nil {
+		t.Fatalf("%s: not within %v: %v", what, timeout, err)
+	}
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func nodeReadyStatus(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func hasTaint(n *corev1.Node) bool {
+	for _, tn := range n.Spec.Taints {
+		if tn.Key == outOfService {
+			return true
+		}
+	}
+	return false
+}
