@@ -81,3 +81,42 @@ func TestTimerForeverCancels(t *testing.T) {
 		t.Error("FireAt armed, want cancelled")
 	}
 }
+
+// TestOneNumberTwoIncidents follows one value through two incidents, counted
+// from the moment the unreachable taint is seen. A partition that heals
+// within the tolerationSeconds moves nobody; a node that is really dead
+// keeps its pods, and the service short of them, for the whole value.
+func TestOneNumberTwoIncidents(t *testing.T) {
+	unreachable := Taint{Key: KeyUnreachable, Effect: NoExecute}
+	frontend := AdmitDefaults(nil, DefaultTolerationSeconds)
+	db := AdmitDefaults([]Toleration{tolerate(KeyNotReady, NoExecute, Seconds(6000)), tolerate(KeyUnreachable, NoExecute, Seconds(6000))}, DefaultTolerationSeconds)
+	tests := []struct {
+		name   string
+		reason string
+		tols   []Toleration
+		healAt int // seconds after the taint when the node is back; 0 for never
+		want   int // seconds after the taint when the pod is deleted; 0 for never
+	}{
+		{"frontend_short_partition", "the default 300 s rides out a 4 min partition", frontend, 240, 0},
+		{"frontend_dead_node", "on a dead node the default keeps the pod, and the service a replica short, for 300 s", frontend, 0, 300},
+		{"db_long_partition", "a 20 min partition moves a pod with the default, not one with 6000 s", db, 1200, 0},
+		{"frontend_long_partition", "the same 20 min partition moves the default pod after 300 s, to an empty disk if it had state", frontend, 1200, 300},
+		{"db_dead_node", "on a dead node the 6000 s pod stays 100 min", db, 0, 6000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tm Timer
+			tm.Observe(at(0), []Taint{unreachable}, tt.tols)
+			got := 0
+			if f, ok := tm.FireAt(); ok && (tt.healAt == 0 || f.Before(at(tt.healAt))) {
+				got = int(f.Sub(t0) / time.Second)
+			}
+			if tt.healAt != 0 {
+				tm.Observe(at(tt.healAt), nil, tt.tols)
+			}
+			if got != tt.want {
+				t.Errorf("deleted at %d s, want %d s (0: never) (%s)", got, tt.want, tt.reason)
+			}
+		})
+	}
+}

@@ -174,9 +174,15 @@ func evicted(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod 
 			return false, nil
 		}
 		for _, e := range evs.Items {
-			if e.Message == want {
-				return true, nil
+			if e.Message != want {
+				continue
 			}
+			// Since 1.29 the taint eviction controller is a controller of
+			// its own, apart from the node lifecycle controller.
+			if e.Source.Component != "taint-eviction-controller" {
+				return false, fmt.Errorf("event %q came from %q, not taint-eviction-controller", e.Message, e.Source.Component)
+			}
+			return true, nil
 		}
 		return false, nil
 	})

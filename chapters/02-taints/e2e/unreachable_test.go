@@ -1,0 +1,48 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+)
+
+// TestHandMadeUnreachableTaintRemoved is why the lab uses a key of its own:
+// the node lifecycle controller owns node.kubernetes.io/unreachable and
+// takes it off a node that reports Ready.
+func TestHandMadeUnreachableTaintRemoved(t *testing.T) {
+	f := features.New("a hand-made unreachable taint").
+		Assess("on a Ready node, node.kubernetes.io/unreachable:NoExecute is removed by the controller within 20 s", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			node := untaintedPoolNode(ctx, t, k)
+			start := time.Now()
+			// taint's clean-up finds nothing left to remove if the controller
+			// did its job, and removes the taint if it did not.
+			taint(ctx, t, k, node, corev1.Taint{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute})
+			poll(ctx, t, 20*time.Second, "unreachable taint gone from "+node, func(ctx context.Context) (bool, error) {
+				n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+				if err != nil {
+					return false, nil
+				}
+				for _, tn := range n.Spec.Taints {
+					if tn.Key == "node.kubernetes.io/unreachable" {
+						return false, nil
+					}
+				}
+				return true, nil
+			})
+			t.Logf("the controller removed the unreachable taint from %s %v after it was added", node, time.Since(start).Round(100*time.Millisecond))
+			return ctx
+		}).Feature()
+	testenv.Test(t, f)
+}
