@@ -12,9 +12,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 
 	"github.com/opslab/opslab/internal/prose"
 )
@@ -293,56 +291,73 @@ func (b *builder) listing(dir string) error {
 	return nil
 }
 
-var sourceFormatter = chromahtml.New(
-	chromahtml.WithClasses(true),
-	chromahtml.WithLineNumbers(true),
-	chromahtml.WithLinkableLineNumbers(true, "L"),
-	chromahtml.WithPreWrapper(focusablePre{}),
-)
-
 func (b *builder) sourcePage(file string) error {
 	out := file + ".html"
 	src, err := os.ReadFile(b.abs(file))
 	if err != nil {
 		return err
 	}
-	lexer := lexers.Match(path.Base(file))
 	lang := prose.Lang(file)
-	if lexer == nil {
-		lexer = lexers.Get(lang)
-	}
-	if lexer == nil || bytes.IndexByte(src, 0) >= 0 {
-		lexer = lexers.Fallback
-	}
+	lexer := lexerFor(lang)
 	if bytes.IndexByte(src, 0) >= 0 {
 		src = []byte(fmt.Sprintf("(a binary file of %d bytes)\n", len(src)))
+		lexer = lexers.Fallback
 	}
-	it, err := chroma.Coalesce(lexer).Tokenise(nil, string(src))
-	if err != nil {
-		return fmt.Errorf("highlighting %s: %w", file, err)
-	}
-	var code bytes.Buffer
-	if err := sourceFormatter.Format(&code, styles.Fallback, it); err != nil {
-		return err
-	}
-	data := struct {
-		Path    string
-		Up      *entry
-		Entries []entry
-		Code    template.HTML
-		Lang    string
-	}{Path: file, Up: b.up(file), Code: template.HTML(code.String()), Lang: lang}
-	if data.Up != nil {
-		data.Up.URL = relURL(out, data.Up.URL)
-	}
-	var body bytes.Buffer
-	if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
-		return err
-	}
-	page, err := b.layout(out, path.Base(file), template.HTML(body.String()), nil)
-	if err != nil {
-		return err
+	var page []byte
+	// A file too large to colour within a page's budget is shown plain.
+	for _, plain := range []bool{false, true} {
+		it, err := chroma.Coalesce(lexer).Tokenise(nil, string(src))
+		if err != nil {
+			return fmt.Errorf("highlighting %s: %w", file, err)
+		}
+		data := struct {
+			Path    string
+			Up      *entry
+			Entries []entry
+			Code    template.HTML
+			Lang    string
+		}{Path: file, Up: b.up(file), Code: template.HTML(formatSource(it, plain)), Lang: lang}
+		if data.Up != nil {
+			data.Up.URL = relURL(out, data.Up.URL)
+		}
+		var body bytes.Buffer
+		if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
+			return err
+		}
+		if page, err = b.layout(out, path.Base(file), template.HTML(body.String()), nil); err != nil {
+			return err
+		}
+		if len(page)+assetBytes() <= PageBudget {
+			break
+		}
 	}
 	b.files[out] = page
 	return nil
+}
+
+// lexerFor returns the lexer of a fence language (see prose.Lang); text
+// and unknown languages get the plain-text lexer. Looking lexers up by
+// language, not by matching file names against every lexer's patterns,
+// keeps the build fast.
+func lexerFor(lang string) chroma.Lexer {
+	if lang == "sh" {
+		lang = "bash"
+	}
+	if l := lexers.Get(lang); l != nil && lang != "text" {
+		return l
+	}
+	return lexers.Fallback
+}
+
+// PageBudget is the most a page may weigh with the CSS and scripts it
+// loads, in bytes.
+const PageBudget = 150 << 10
+
+// assetBytes is the weight of the CSS and scripts every page loads.
+func assetBytes() int {
+	n := 0
+	for _, data := range assetFiles() {
+		n += len(data)
+	}
+	return n
 }

@@ -36,7 +36,11 @@ var markdown = func() goldmark.Markdown {
 		extension.TaskList,
 		extension.Footnote,
 		highlighting.NewHighlighting(
-			highlighting.WithFormatOptions(chromahtml.WithClasses(true), chromahtml.WithPreWrapper(focusablePre{})),
+			highlighting.WithFormatOptions(
+				chromahtml.WithClasses(true),
+				chromahtml.PreventSurroundingPre(true), // no span per line
+				chromahtml.WithPreWrapper(focusablePre{}),
+			),
 			highlighting.WithWrapperRenderer(codeWrapper),
 		),
 	))
@@ -225,7 +229,7 @@ func (b *builder) render(p *page) error {
 	if err := markdown.Renderer().Render(&buf, p.doc.Source, p.tree); err != nil {
 		return fmt.Errorf("rendering %s: %w", p.srcName(), err)
 	}
-	p.body = template.HTML(buf.String())
+	p.body = template.HTML(compactSpans(buf.String()))
 	p.sections = sections(p)
 	return nil
 }

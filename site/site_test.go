@@ -2,6 +2,7 @@ package site
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"html"
 	"io/fs"
@@ -65,6 +66,7 @@ func TestSite(t *testing.T) {
 		{"Japanese headings keep their letters", `<h2 id="退避の順序">`},
 		{"code is highlighted with classes", `<span class="kd">func</span>`},
 		{"code blocks can be scrolled from the keyboard", `<pre tabindex="0" class="chroma">`},
+		{"unstyled tokens carry no span", `<span class="kd">func</span> <span class="nf">Evict</span>(pods <span class="kt">int</span>, floor <span class="kt">int</span>) <span class="kt">bool</span> {`},
 		{"ASCII diagrams keep their spaces", "  node-1          node-2\n"},
 		{"tables align by attribute, not by style", `<th align="center">asks?</th>`},
 		{"footnotes", `<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" role="doc-noteref">1</a></sup>`},
@@ -96,7 +98,7 @@ func TestSite(t *testing.T) {
 		}
 	}
 	src := read(t, filepath.Join(out, "chapters/01-alpha/model_test.go.html"))
-	if !strings.Contains(src, `<span class="ln" id="L11"><a class="lnlinks" href="#L11">11</a></span>`) {
+	if !strings.Contains(src, `<span class="line" id="L11"><span class="kd">func</span> <span class="nf">TestEvictRefused</span>(t *testing.T) {</span>`) {
 		t.Errorf("source page: line 11 has no anchor")
 	}
 	checkPages(t, out)
@@ -430,6 +432,12 @@ func TestSearchIndex(t *testing.T) {
 // every page loads.
 const maxPageBytes = 150 << 10
 
+func TestPageBudget(t *testing.T) {
+	if PageBudget != maxPageBytes {
+		t.Errorf("PageBudget = %d, want %d (150 KB)", PageBudget, maxPageBytes)
+	}
+}
+
 func checkWeights(t *testing.T, out string) {
 	t.Helper()
 	assets := 0
@@ -464,10 +472,13 @@ func TestCourse(t *testing.T) {
 	checkWeights(t, out)
 }
 
+var benchRoot = flag.String("site.root", "..", "the repository BenchmarkBuild builds")
+
+// BenchmarkBuild builds the whole course, every chapter.
 func BenchmarkBuild(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "out")
 	for b.Loop() {
-		if _, err := Build(Config{Root: "..", Out: out}); err != nil {
+		if _, err := Build(Config{Root: *benchRoot, Out: out}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,443 @@
+//go:build browser
+
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/opslab/opslab/site"
+)
+
+const chromium = "/usr/bin/chromium"
+
+// repoRoot is the course, from this package's directory.
+const repoRoot = "../.."
+
+var courseRoot = flag.String("site.root", repoRoot, "the repository whose site TestCourse checks")
+
+// browser starts a headless Chromium with a fresh profile and returns a
+// context for a new tab in it.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("no %s: install Debian's chromium package (apt-get install -y chromium)", chromium)
+	}
+	profile := t.TempDir()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+	}
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), 3*time.Minute)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+		cancelTimeout()
+	})
+	if err := chromedp.Do(tab); err != nil { // starts the browser
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	return tab
+}
+
+// serve builds the site of repo and serves it on localhost.
+func serve(t *testing.T, repo string) (*httptest.Server, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "site")
+	if _, err := site.Build(site.Config{Root: repo, Out: out}); err != nil {
+		t.Fatalf("building the site of %s:\n%v", repo, err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
+	t.Cleanup(srv.Close)
+	return srv, out
+}
+
+// console collects what the pages of a tab write to the console, and every
+// request that leaves the site.
+type console struct {
+	mu       sync.Mutex
+	messages []string
+	outside  []string
+}
+
+func watch(t *testing.T, ctx context.Context, siteURL string) *console {
+	c := &console{}
+	msgs := chromedp.Console(ctx)
+	reqs := chromedp.Events(ctx, network.RequestWillBeSent)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException || m.Type == chromedp.ConsoleWarning {
+				c.mu.Lock()
+				c.messages = append(c.messages, fmt.Sprintf("%s: %s (%s)", m.Type, m.Text, m.URL))
+				c.mu.Unlock()
+			}
+		}
+	}()
+	go func() {
+		for ev, err := range reqs {
+			if err != nil {
+				return
+			}
+			if u := ev.Request.URL; !strings.HasPrefix(u, siteURL) && !strings.HasPrefix(u, "data:") {
+				c.mu.Lock()
+				c.outside = append(c.outside, u)
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return c
+}
+
+// take returns and forgets what was collected.
+func (c *console) take() (messages, outside []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	messages, outside = c.messages, c.outside
+	c.messages, c.outside = nil, nil
+	return messages, outside
+}
+
+// open loads a page and waits until it and its scripts have run.
+func open(t *testing.T, ctx context.Context, u string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+		t.Fatalf("loading %s: %v", u, err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("theme-toggle").hidden`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("%s: the page did not finish loading (its script did not run): %v", u, err)
+	}
+	// Let late messages (a blocked resource, a rejected promise) arrive.
+	time.Sleep(150 * time.Millisecond)
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return v
+}
+
+func poll(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("waiting until %s (%s): %v", what, js, err)
+	}
+}
+
+// index is the part of search-index.json the tests read.
+type index struct {
+	Pages    []struct{ T, U string }
+	Sections []struct{ P int }
+	Terms    map[string][]int
+}
+
+func readIndex(t *testing.T, out string) index {
+	data, err := os.ReadFile(filepath.Join(out, "search-index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx index
+	if err := json.Unmarshal(data, &idx); err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// onlyInChapter1 returns a word of six letters or more that only chapter
+// 1's page contains.
+func onlyInChapter1(t *testing.T, idx index) string {
+	best, bestCount := "", 0
+	for term, post := range idx.Terms {
+		if len(term) < 6 || strings.Trim(term, "abcdefghijklmnopqrstuvwxyz") != "" {
+			continue
+		}
+		only, count := true, 0
+		for i := 0; i < len(post); i += 2 {
+			if !strings.HasPrefix(idx.Pages[idx.Sections[post[i]].P].U, "chapters/01-") {
+				only = false
+				break
+			}
+			count += post[i+1]
+		}
+		// No other word may start with it, or search (by prefix) finds more.
+		if only && (count > bestCount || count == bestCount && term < best) {
+			prefixOfOther := false
+			for other := range idx.Terms {
+				if other != term && strings.HasPrefix(other, term) {
+					prefixOfOther = true
+					break
+				}
+			}
+			if !prefixOfOther {
+				best, bestCount = term, count
+			}
+		}
+	}
+	if best == "" {
+		t.Fatal("no word of six letters or more is found only in chapter 1")
+	}
+	return best
+}
+
+// samePage reports whether a location's path is the page at out (the file
+// server shows dir/index.html as dir/).
+func samePage(loc, out string) bool {
+	return loc == "/"+out || loc == "/"+strings.TrimSuffix(out, "index.html")
+}
+
+func TestCourse(t *testing.T) {
+	for _, tc := range []struct {
+		name, repo string
+		screenshot string // file name in .artifacts, or ""
+		japanese   string // a Japanese word only chapter 1 has, or ""
+	}{
+		{name: "course", repo: *courseRoot, screenshot: "site-chapter-1.png"},
+		{name: "testcourse", repo: "../testdata/repo", japanese: "退避"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, out := serve(t, tc.repo)
+			ctx := browser(t)
+			con := watch(t, ctx, srv.URL)
+			idx := readIndex(t, out)
+			var chapters []string
+			for _, p := range idx.Pages {
+				if strings.HasPrefix(p.U, "chapters/") && strings.HasSuffix(p.U, "/index.html") && strings.Count(p.U, "/") == 2 {
+					chapters = append(chapters, p.U)
+				}
+			}
+			if len(chapters) == 0 {
+				t.Fatal("the site has no chapter pages")
+			}
+
+			t.Run("every page loads cleanly", func(t *testing.T) {
+				for _, p := range append([]string{"index.html"}, chapters...) {
+					open(t, ctx, srv.URL+"/"+p)
+					msgs, outside := con.take()
+					for _, m := range msgs {
+						t.Errorf("%s: console %s", p, m)
+					}
+					for _, u := range outside {
+						t.Errorf("%s: requested %s, outside the site", p, u)
+					}
+					if font := eval[string](t, ctx, `getComputedStyle(document.body).fontFamily`); !strings.Contains(font, "system-ui") {
+						t.Errorf("%s: body font is %q: the stylesheet did not apply", p, font)
+					}
+				}
+			})
+
+			t.Run("sidebar navigates", func(t *testing.T) {
+				open(t, ctx, srv.URL+"/index.html")
+				sel := fmt.Sprintf(`#sidebar a[href="%s"]`, chapters[0])
+				if _, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(sel)))); err != nil {
+					t.Fatalf("clicking %s: %v", sel, err)
+				}
+				if loc := eval[string](t, ctx, `location.pathname`); !samePage(loc, chapters[0]) {
+					t.Fatalf("after clicking chapter 1 in the sidebar, location = %s, want /%s", loc, chapters[0])
+				}
+				current := eval[string](t, ctx, `document.querySelector('#sidebar a[aria-current="page"]').textContent`)
+				h1 := eval[string](t, ctx, `document.querySelector("article h1").firstChild.textContent`)
+				if current != h1 {
+					t.Errorf("the sidebar marks %q as the current page, want the chapter's title %q", current, h1)
+				}
+				id := eval[string](t, ctx, `document.querySelector("#sidebar .toc a").getAttribute("href")`)
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#sidebar .toc a`))); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "the page shows the heading clicked in the sidebar", fmt.Sprintf(`location.hash === %q`, id))
+				top := eval[float64](t, ctx, fmt.Sprintf(`document.getElementById(decodeURIComponent(%q)).getBoundingClientRect().top`, id[1:]))
+				if top < 0 || top > 200 {
+					t.Errorf("after clicking %s in the sidebar, the heading is %.0f px from the top, want near it", id, top)
+				}
+				con.take()
+			})
+
+			t.Run("search finds a word only chapter 1 has", func(t *testing.T) {
+				words := []string{onlyInChapter1(t, idx)}
+				if tc.japanese != "" {
+					words = append(words, tc.japanese)
+				}
+				for _, word := range words {
+					open(t, ctx, srv.URL+"/index.html")
+					if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("search-input"), word)); err != nil {
+						t.Fatal(err)
+					}
+					poll(t, ctx, "search shows results for "+word, `!document.getElementById("search-results").hidden && document.getElementById("search-status").textContent !== ""`)
+					hrefs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#search-list a"), a => a.getAttribute("href"))`)
+					if len(hrefs) == 0 {
+						t.Errorf("search for %q found nothing; status: %s", word, eval[string](t, ctx, `document.getElementById("search-status").textContent`))
+					}
+					for _, h := range hrefs {
+						if !strings.HasPrefix(h, "./"+chapters[0]) {
+							t.Errorf("search for %q found %s, want only chapter 1 (%s)", word, h, chapters[0])
+						}
+					}
+					// And the result leads there.
+					if len(hrefs) > 0 {
+						if _, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS("#search-list a")))); err != nil {
+							t.Fatal(err)
+						}
+						if loc := eval[string](t, ctx, `location.pathname`); !samePage(loc, chapters[0]) {
+							t.Errorf("following the first result for %q led to %s", word, loc)
+						}
+					}
+					msgs, outside := con.take()
+					if len(msgs)+len(outside) > 0 {
+						t.Errorf("searching: console %q, requests outside %q", msgs, outside)
+					}
+				}
+				open(t, ctx, srv.URL+"/index.html")
+				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("search-input"), "qqxqqz")); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "search says nothing matches", `document.getElementById("search-status").textContent.startsWith("Nothing matches")`)
+			})
+
+			t.Run("code is highlighted", func(t *testing.T) {
+				open(t, ctx, srv.URL+"/"+chapters[0])
+				n := eval[int](t, ctx, `document.querySelectorAll('article .code[data-lang="go"] .chroma .kd, article .code[data-lang="go"] .chroma .k').length`)
+				if n == 0 {
+					t.Fatal("chapter 1 has no highlighted Go keyword")
+				}
+				kw := eval[string](t, ctx, `getComputedStyle(document.querySelector("article .chroma .kd, article .chroma .k")).color`)
+				plain := eval[string](t, ctx, `getComputedStyle(document.querySelector("article .chroma")).color`)
+				if kw == plain {
+					t.Errorf("a keyword has the colour of plain code (%s): highlighting has no style", kw)
+				}
+			})
+
+			t.Run("theme toggle switches and is remembered", func(t *testing.T) {
+				open(t, ctx, srv.URL+"/"+chapters[0])
+				bg := func() string { return eval[string](t, ctx, `getComputedStyle(document.body).backgroundColor`) }
+				before := bg()
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("theme-toggle"))); err != nil {
+					t.Fatal(err)
+				}
+				after := bg()
+				if after == before {
+					t.Fatalf("the background is %s before and after the toggle", before)
+				}
+				theme := eval[string](t, ctx, `document.documentElement.dataset.theme`)
+				open(t, ctx, srv.URL+"/index.html")
+				if got := eval[string](t, ctx, `document.documentElement.dataset.theme`); got != theme {
+					t.Errorf("on the next page the theme is %q, want the chosen %q", got, theme)
+				}
+				if got := bg(); got != after {
+					t.Errorf("on the next page the background is %s, want %s", got, after)
+				}
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("theme-toggle"))); err != nil {
+					t.Fatal(err)
+				}
+				if got := bg(); got != before {
+					t.Errorf("toggling back: background %s, want %s", got, before)
+				}
+			})
+
+			t.Run("menu on a phone", func(t *testing.T) {
+				if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2))); err != nil {
+					t.Fatal(err)
+				}
+				defer chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900))
+				open(t, ctx, srv.URL+"/"+chapters[0])
+				left := func() float64 {
+					return eval[float64](t, ctx, `document.getElementById("sidebar").getBoundingClientRect().right`)
+				}
+				if r := left(); r > 0 {
+					t.Errorf("on a phone the sidebar is shown before the menu is opened (right edge at %.0f)", r)
+				}
+				if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+					wide := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > 391 && !e.closest("pre")).slice(0, 5).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))`)
+					t.Errorf("on a phone the page is %.0f px wide, wider than the screen; too wide: %q", w, wide)
+				}
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("menu-toggle"))); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "the sidebar slides in", `document.getElementById("sidebar").getBoundingClientRect().left >= 0`)
+				if got := eval[string](t, ctx, `document.getElementById("menu-toggle").getAttribute("aria-expanded")`); got != "true" {
+					t.Errorf("menu button aria-expanded = %s, want true", got)
+				}
+			})
+
+			if tc.screenshot != "" {
+				t.Run("screenshot", func(t *testing.T) {
+					open(t, ctx, srv.URL+"/"+chapters[0])
+					png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+					if err != nil {
+						t.Fatal(err)
+					}
+					dir := filepath.Join(repoRoot, ".artifacts")
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					name := filepath.Join(dir, tc.screenshot)
+					if err := os.WriteFile(name, png, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("wrote %s (%d bytes)", name, len(png))
+				})
+			}
+			msgs, outside := con.take()
+			if len(msgs)+len(outside) > 0 {
+				t.Errorf("console %q, requests outside the site %q", msgs, outside)
+			}
+		})
+	}
+}
+
+// TestWatcherSeesErrors shows that the console watch is not blind: a page
+// that breaks the Content-Security-Policy with an inline script, and one
+// that loads from outside, are both reported.
+func TestWatcherSeesErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="%s"><title>x</title></head>
+<body><script>document.title = "ran"</script><img src="http://203.0.113.1/x.png" alt=""><button id="theme-toggle">t</button></body></html>`, site.CSP)
+	}))
+	defer srv.Close()
+	ctx := browser(t)
+	con := watch(t, ctx, srv.URL)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if title := eval[string](t, ctx, `document.title`); title == "ran" {
+		t.Errorf("an inline script ran despite the Content-Security-Policy")
+	}
+	msgs, _ := con.take()
+	if !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, "Content Security Policy") }) {
+		t.Errorf("the console watch saw %q, want the policy's refusals", msgs)
+	}
+	_ = url.Parse
+}

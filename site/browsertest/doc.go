@@ -1,0 +1,13 @@
+// Package browsertest tests the course site as a reader meets it: in real
+// headless Chromium (Debian's chromium package at /usr/bin/chromium), driven
+// by chromedp. The tests carry the build tag browser:
+//
+//	go test -tags browser ./site/browsertest
+//
+// They build the course and a small test course of their own, serve each
+// on localhost, and check that every page loads with no console error, that
+// the sidebar navigates, that search finds a word only chapter 1 has (and
+// Japanese text), that code is highlighted, that the theme toggle switches
+// and remembers the theme, and that the menu works on a phone's screen. A
+// screenshot of chapter 1 is written to .artifacts/ at the repository root.
+package browsertest
