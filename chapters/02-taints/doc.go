@@ -12,6 +12,9 @@
 // [Toleration.Tolerates]; upstream is Toleration.ToleratesTaint in
 // k8s.io/api/core/v1/toleration.go.
 //
+// The scheduler asks the same question before it places a pod: every
+// NoSchedule and NoExecute taint must be tolerated ([Placeable]).
+//
 // # When a pod leaves
 //
 // Only NoExecute taints remove running pods. For each NoExecute taint the
