@@ -360,6 +360,9 @@ func RequestLine(r apf.Request) (method, p string, query url.Values, err error) 
 	case "create":
 		method = http.MethodPost
 		query.Set("dryRun", "All")
+		if r.Subresource != "" { // such as pods/NAME/binding or pods/NAME/eviction
+			named()
+		}
 	case "update":
 		method = http.MethodPut
 		query.Set("dryRun", "All")
@@ -378,7 +381,7 @@ func RequestLine(r apf.Request) (method, p string, query url.Values, err error) 
 	default:
 		return "", "", nil, fmt.Errorf("verb %q: want get, list, watch, create, update, patch, delete or deletecollection", r.Verb)
 	}
-	if r.Subresource != "" && (r.Verb == "list" || r.Verb == "watch" || r.Verb == "create" || r.Verb == "deletecollection") {
+	if r.Subresource != "" && (r.Verb == "list" || r.Verb == "watch" || r.Verb == "deletecollection") {
 		return "", "", nil, fmt.Errorf("a %s request has no subresource %q: only requests for one object do", r.Verb, r.Subresource)
 	}
 	return method, path.Join(parts...), query, nil

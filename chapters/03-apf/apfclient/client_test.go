@@ -39,6 +39,7 @@ func TestRequestLine(t *testing.T) {
 		{"list core", "", apf.Request{Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab/configmaps", url.Values{}},
 		{"get subresource", "a named object", apf.Request{Verb: "get", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "x"}, "GET", "/apis/apps/v1/namespaces/x/deployments/apf-probe/scale", url.Values{}},
 		{"create", "mutations are dry-run", apf.Request{Verb: "create", Resource: "pods", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods", url.Values{"dryRun": {"All"}}},
+		{"create subresource", "a binding or an eviction is created under its pod", apf.Request{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods/apf-probe/eviction", url.Values{"dryRun": {"All"}}},
 		{"cluster scope delete", "", apf.Request{Verb: "delete", Resource: "nodes"}, "DELETE", "/api/v1/nodes/apf-probe", url.Values{"dryRun": {"All"}}},
 		{"watch", "watch ends after a second if allowed", apf.Request{Verb: "watch", Resource: "pods"}, "GET", "/api/v1/pods", url.Values{"watch": {"true"}, "timeoutSeconds": {"1"}}},
 		{"non-resource", "", apf.Request{Verb: "get", Path: "/healthz"}, "GET", "/healthz", url.Values{}},

@@ -1,0 +1,264 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	flowcontrol "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/klient/wait"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	apf "github.com/opslab/opslab/chapters/03-apf"
+	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+)
+
+type ctxKey struct{}
+
+// fixture is what the feature creates: a namespace, and a level and a
+// schema that share the name.
+type fixture struct {
+	name string
+	kube kubernetes.Interface
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestClassificationAndSeats(t *testing.T) {
+	f := features.New("API Priority and Fairness: the model against the API server").
+		Setup(func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			kube, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx := &fixture{name: "apf-e2e-" + rand.String(5), kube: kube}
+			if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fx.name}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			return context.WithValue(ctx, ctxKey{}, fx)
+		}).
+		Assess("every level's nominal seats equal apiserver_flowcontrol_nominal_limit_seats", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			fx := ctx.Value(ctxKey{}).(*fixture)
+			compareSeats(ctx, t, fx.kube, "")
+			return ctx
+		}).
+		Assess("after a new level joins, every level's seats still equal the server's", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			fx := ctx.Value(ctxKey{}).(*fixture)
+			createLevelAndSchema(ctx, t, fx)
+			compareSeats(ctx, t, fx.kube, fx.name)
+			return ctx
+		}).
+		Assess("the model picks the FlowSchema whose UID the server returns, for 24 requests", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			fx := ctx.Value(ctxKey{}).(*fixture)
+			compareClassification(ctx, t, cfg, fx)
+			return ctx
+		}).
+		Assess("after the level is deleted, every level's seats return to the server's new values", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			fx := ctx.Value(ctxKey{}).(*fixture)
+			fc := fx.kube.FlowcontrolV1()
+			before, err := apfclient.NominalSeats(ctx, fx.kube)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fc.FlowSchemas().Delete(ctx, fx.name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := fc.PriorityLevelConfigurations().Delete(ctx, fx.name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			// The server reconfigures within moments: wait until the seats
+			// of the remaining levels change, then compare all of them.
+			// (The gauge of the deleted level keeps its last value, so it
+			// is not what to wait for.)
+			err = wait.For(func(ctx context.Context) (bool, error) {
+				now, err := apfclient.NominalSeats(ctx, fx.kube)
+				return err == nil && now["workload-low"] != before["workload-low"], err
+			}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
+			if err != nil {
+				t.Fatalf("workload-low's seats stayed %d after the level went: %v", before["workload-low"], err)
+			}
+			compareSeats(ctx, t, fx.kube, "")
+			return ctx
+		}).
+		Teardown(func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			fx := ctx.Value(ctxKey{}).(*fixture)
+			bg := context.Background()
+			fx.kube.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name, metav1.DeleteOptions{})
+			fx.kube.FlowcontrolV1().PriorityLevelConfigurations().Delete(bg, fx.name, metav1.DeleteOptions{})
+			fx.kube.CoreV1().Namespaces().Delete(bg, fx.name, metav1.DeleteOptions{})
+			return ctx
+		}).Feature()
+	testenv.Test(t, f)
+}
+
+// createLevelAndSchema adds a narrow level and a schema for the user
+// fx.name, and waits until the server reports the level's seats.
+func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
+	t.Helper()
+	fc := fx.kube.FlowcontrolV1()
+	_, err := fc.PriorityLevelConfigurations().Create(ctx, &flowcontrol.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: fx.name},
+		Spec: flowcontrol.PriorityLevelConfigurationSpec{
+			Type: flowcontrol.PriorityLevelEnablementLimited,
+			Limited: &flowcontrol.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: ptr(int32(7)),
+				LendablePercent:          ptr(int32(10)),
+				BorrowingLimitPercent:    ptr(int32(50)),
+				LimitResponse: flowcontrol.LimitResponse{
+					Type:    flowcontrol.LimitResponseTypeQueue,
+					Queuing: &flowcontrol.QueuingConfiguration{Queues: 8, HandSize: 2, QueueLengthLimit: 10},
+				},
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fc.FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: fx.name},
+		Spec: flowcontrol.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrol.PriorityLevelConfigurationReference{Name: fx.name},
+			MatchingPrecedence:         700,
+			DistinguisherMethod:        &flowcontrol.FlowDistinguisherMethod{Type: flowcontrol.FlowDistinguisherMethodByUserType},
+			Rules: []flowcontrol.PolicyRulesWithSubjects{{
+				Subjects: []flowcontrol.Subject{{Kind: flowcontrol.SubjectKindUser, User: &flowcontrol.UserSubject{Name: fx.name}}},
+				ResourceRules: []flowcontrol.ResourcePolicyRule{{
+					Verbs: []string{"list", "get"}, APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Namespaces: []string{fx.name},
+				}},
+			}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server takes new objects within moments; its metric appears when it has.
+	err = wait.For(func(ctx context.Context) (bool, error) {
+		seats, err := apfclient.NominalSeats(ctx, fx.kube)
+		if err != nil {
+			return false, err
+		}
+		_, ok := seats[fx.name]
+		return ok, nil
+	}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("the server reported no seats for level %s: %v", fx.name, err)
+	}
+}
+
+func compareSeats(ctx context.Context, t *testing.T, kube kubernetes.Interface, mustHave string) {
+	t.Helper()
+	objs, err := apfclient.Load(ctx, kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := objs.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := apfclient.NominalSeats(ctx, kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, s := range cfg.Seats(apf.DefaultServerSeats) {
+		got, ok := server[s.Level]
+		if !ok {
+			t.Errorf("level %s: the server reports no nominal seats, the model %d", s.Level, s.Nominal)
+			continue
+		}
+		if got != s.Nominal {
+			t.Errorf("level %s: model nominal %d, server apiserver_flowcontrol_nominal_limit_seats %d", s.Level, s.Nominal, got)
+		}
+		seen = seen || s.Level == mustHave
+		t.Logf("%-30s model %3d  server %3d", s.Level, s.Nominal, got)
+	}
+	if mustHave != "" && !seen {
+		t.Errorf("the model has no level %s", mustHave)
+	}
+}
+
+func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx *fixture) {
+	t.Helper()
+	ns := fx.name
+	sa := apf.ServiceAccountUser
+	node := "system:node:pdb-1"
+	reqs := []apf.Request{
+		{User: sa("apf-lab", "runaway-operator"), Verb: "list", Resource: "configmaps", Namespace: "apf-lab"},
+		{User: sa("apf-lab", "runaway-operator"), Verb: "deletecollection", Resource: "pods", Namespace: ns},
+		{User: sa("apf-lab", "tie-probe"), Verb: "get", Resource: "pods", Namespace: "apf-lab"},
+		{User: sa(ns, "default"), Verb: "get", Resource: "pods", Namespace: ns},
+		{User: sa(ns, "default"), Groups: []string{"ops"}, Verb: "get", Resource: "pods", Namespace: ns},
+		{User: sa("kube-system", "replicaset-controller"), Verb: "update", APIGroup: "apps", Resource: "replicasets", Subresource: "status", Namespace: ns},
+		{User: sa("kube-system", "generic-garbage-collector"), Verb: "update", APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system"},
+		{User: "system:kube-controller-manager", Verb: "list", Resource: "nodes"},
+		{User: "system:kube-controller-manager", Verb: "get", APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system"},
+		{User: "system:kube-scheduler", Verb: "create", Resource: "pods", Subresource: "binding", Namespace: ns},
+		{User: "system:kube-scheduler", Verb: "list", Resource: "pods"},
+		{User: node, Groups: []string{"system:nodes"}, Verb: "update", APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease"},
+		{User: node, Groups: []string{"system:nodes"}, Verb: "patch", Resource: "nodes", Subresource: "status"},
+		{User: node, Groups: []string{"system:nodes"}, Verb: "get", Resource: "pods", Namespace: ns},
+		{User: "alice", Verb: "get", Resource: "pods", Namespace: ns},
+		{User: "alice", Verb: "list", APIGroup: "apps", Resource: "deployments", Namespace: "apf-lab"},
+		{User: "alice", Groups: []string{"ops"}, Verb: "watch", Resource: "pods", Namespace: ns},
+		{User: "kubernetes-admin", Groups: []string{"system:masters"}, Verb: "delete", Resource: "pods", Namespace: ns},
+		{User: "kubernetes-admin", Groups: []string{"system:masters"}, Verb: "get", Path: "/livez"},
+		{User: apf.UserAnonymous, Verb: "get", Path: "/healthz"},
+		{User: "alice", Verb: "get", Path: "/readyz/etcd"},
+		{User: "alice", Verb: "get", Path: "/version"},
+		{User: fx.name, Verb: "list", Resource: "secrets", Namespace: ns},
+		{User: fx.name, Verb: "list", Resource: "secrets", Namespace: "apf-lab"},
+	}
+	objs, err := apfclient.Load(ctx, fx.kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := objs.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byUID, _ := objs.ByUID()
+	schemas := map[string]bool{}
+	for _, r := range reqs {
+		t.Run(describe(r), func(t *testing.T) {
+			p, err := apfclient.Send(ctx, envcfg.Client().RESTConfig(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			server, ok := byUID[p.FlowSchemaUID]
+			if !ok {
+				t.Fatalf("the server answered HTTP %d with FlowSchema UID %q, which is no FlowSchema", p.Status, p.FlowSchemaUID)
+			}
+			r.Groups = apf.Impersonated(r.User, r.Groups)
+			got := model.Classify(r).Schema.Name
+			if got != server {
+				t.Errorf("model classifies as %s, the server (HTTP %d) as %s", got, p.Status, server)
+			}
+			schemas[server] = true
+		})
+	}
+	if !schemas[fx.name] || len(schemas) < 10 {
+		t.Errorf("the requests reached only %d schemas (%v); want at least 10, the test's own among them", len(schemas), schemas)
+	}
+}
+
+func describe(r apf.Request) string {
+	what := r.Path
+	if r.IsResourceRequest() {
+		what = r.Resource
+		if r.Subresource != "" {
+			what += "/" + r.Subresource
+		}
+		if r.Namespace != "" {
+			what += " -n " + r.Namespace
+		}
+	}
+	return fmt.Sprintf("%s %v %s %s", r.User, r.Groups, r.Verb, what)
+}
