@@ -3,6 +3,7 @@
 package sitecmd
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,8 +37,14 @@ not run.
 func Main() { os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // Run runs the command and returns its exit status: 0 on success, 1 when the
-// build fails, 2 on a usage error.
+// build fails, 2 on a usage error. With -serve it returns only when the
+// server fails.
 func Run(args []string, stdout, stderr io.Writer) int {
+	return run(context.Background(), args, stdout, stderr)
+}
+
+// run is Run, serving until ctx is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("site", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var cfg site.Config
@@ -79,10 +86,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "serving the course at http://%s/\n", ln.Addr())
 	if *watch {
-		go watchLoop(cfg, stdout, stderr)
+		go watchLoop(ctx, cfg, stdout, stderr)
 	}
 	srv := &http.Server{Handler: http.FileServer(http.Dir(cfg.Out)), ReadHeaderTimeout: 10 * time.Second}
-	if err := srv.Serve(ln); err != nil {
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "site: %v\n", err)
 		return 1
 	}
@@ -98,22 +107,36 @@ func build(cfg site.Config, stdout, stderr io.Writer) bool {
 			for _, p := range be.Problems {
 				fmt.Fprintln(stderr, p)
 			}
-			fmt.Fprintf(stderr, "site: the build failed with %d problems\n", len(be.Problems))
+			fmt.Fprintf(stderr, "site: the build failed with %s\n", count(len(be.Problems), "problem"))
 		} else {
 			fmt.Fprintf(stderr, "site: %v\n", err)
 		}
 		return false
 	}
-	fmt.Fprintf(stdout, "built %d pages (%d files, %d proofs) into %s in %v\n", len(st.Pages), st.Files, st.Proofs, cfg.Out, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "built %s (%s, %s) into %s in %v\n", count(len(st.Pages), "page"), count(st.Files, "file"), count(st.Proofs, "proof"), cfg.Out, time.Since(start).Round(time.Millisecond))
 	return true
+}
+
+// count returns "1 page", "2 pages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // watchLoop rebuilds the site when a source file changes. It polls, which
 // needs no platform-specific code and is cheap for a repository this size.
-func watchLoop(cfg site.Config, stdout, stderr io.Writer) {
+func watchLoop(ctx context.Context, cfg site.Config, stdout, stderr io.Writer) {
 	last := stamp(cfg)
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
 	for {
-		time.Sleep(500 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
 		if s := stamp(cfg); s != last {
 			last = s
 			build(cfg, stdout, stderr)
