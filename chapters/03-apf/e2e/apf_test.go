@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -224,8 +225,9 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 	if err != nil {
 		t.Fatal(err)
 	}
-	byUID, _ := objs.ByUID()
+	byUID, levelByUID := objs.ByUID()
 	schemas := map[string]bool{}
+	forbidden := 0
 	for _, r := range reqs {
 		t.Run(describe(r), func(t *testing.T) {
 			p, err := apfclient.Send(ctx, envcfg.Client().RESTConfig(), r)
@@ -237,12 +239,23 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 				t.Fatalf("the server answered HTTP %d with FlowSchema UID %q, which is no FlowSchema", p.Status, p.FlowSchemaUID)
 			}
 			r.Groups = apf.Impersonated(r.User, r.Groups)
-			got := model.Classify(r).Schema.Name
-			if got != server {
-				t.Errorf("model classifies as %s, the server (HTTP %d) as %s", got, p.Status, server)
+			got := model.Classify(r)
+			if got.Schema.Name != server {
+				t.Errorf("model classifies as %s, the server (HTTP %d) as %s", got.Schema.Name, p.Status, server)
+			}
+			if level := levelByUID[p.LevelUID]; got.Level.Name != level {
+				t.Errorf("model's level %s, the server's (X-Kubernetes-PF-PriorityLevel-UID %q) %s", got.Level.Name, p.LevelUID, level)
 			}
 			schemas[server] = true
+			if p.Status == http.StatusForbidden {
+				forbidden++
+			}
 		})
+	}
+	// Classification comes before authorization: a refused request is
+	// classified all the same.
+	if forbidden < 10 {
+		t.Errorf("%d answers were 403 Forbidden with classification headers, want at least 10", forbidden)
 	}
 	if !schemas[fx.name] || len(schemas) < 10 {
 		t.Errorf("the requests reached only %d schemas (%v); want at least 10, the test's own among them", len(schemas), schemas)
