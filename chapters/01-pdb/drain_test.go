@@ -40,6 +40,16 @@ func TestDrainStallsWhenFloorEqualsReplicas(t *testing.T) {
 			t.Errorf("Drain(pdb-1) = %+v, want stalled with web-1 left", r)
 		}
 	})
+	t.Run("one-replica", func(t *testing.T) {
+		c := web(t, 1, minAvailable(Int(1)))
+		r, err := c.Drain("pdb-1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Stalled || !cmp.Equal(r.Left, []string{"web-1"}) {
+			t.Errorf("Drain(pdb-1) of a single replica under minAvailable 1 = %+v, want stalled with web-1 left", r)
+		}
+	})
 	t.Run("timeout", func(t *testing.T) {
 		c := web(t, 3, minAvailable(Int(3)))
 		r, err := c.Drain("pdb-1", time.Minute)
@@ -128,5 +138,38 @@ func TestDrainErrors(t *testing.T) {
 				t.Errorf("DrainNodes(%q, %v) error = %v, want %q (%s)", tt.nodes, tt.timeout, err, tt.wantErr, tt.reason)
 			}
 		})
+	}
+}
+
+// One replica that never becomes Ready spends the whole margin of a budget
+// with minAvailable replicas−1: a drain of a node with a healthy replica
+// stalls, while the node of the broken one drains at once (the default
+// policy lets a pod that is not Ready go while the budget is met), and its
+// replacement, once Ready, unblocks the other drain.
+func TestBrokenReplicaBlocksDrains(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(2)))
+	if err := c.SetReady("web-2", false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Drain("pdb-1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Stalled || !cmp.Equal(r.Left, []string{"web-1"}) {
+		t.Fatalf("Drain(pdb-1) with web-2 broken = %s, want stalled with web-1 left", r.Summary())
+	}
+	r, err = c.Drain("pdb-2", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Done() || r.Ended != 0 {
+		t.Fatalf("Drain(pdb-2), the broken pod's node = %s, want drained at once", r.Summary())
+	}
+	r, err = c.Drain("pdb-1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Done() || r.Ended != 15*time.Second {
+		t.Errorf("Drain(pdb-1) again = %s, ended at %s, want drained at t=15s once web-2's replacement is Ready", r.Summary(), At(r.Ended))
 	}
 }
