@@ -105,7 +105,7 @@ func (r *nodeRenderer) heading(w util.BufWriter, src []byte, n gast.Node, enteri
 		fmt.Fprintf(w, `<h%d id="%s">`, h.Level, html.EscapeString(idStr))
 		return gast.WalkContinue, nil
 	}
-	fmt.Fprintf(w, `<a class="permalink" href="#%s" aria-label="Permalink to this section">#</a></h%d>`+"\n", html.EscapeString(idStr), h.Level)
+	fmt.Fprintf(w, `<a class="permalink" href="#%s" aria-hidden="true" tabindex="-1">#</a></h%d>`+"\n", html.EscapeString(idStr), h.Level)
 	return gast.WalkContinue, nil
 }
 
@@ -247,6 +247,7 @@ var lineAnchor = regexp.MustCompile(`^L(\d+)(?:-L\d+)?$`)
 
 // linkURL returns the URL, relative to page p, of repository path target.
 func (b *builder) linkURL(p *page, target, frag string, image bool) (string, error) {
+	frag0 := frag
 	if target == ".." || strings.HasPrefix(target, "../") {
 		return "", fmt.Errorf("it leaves the repository, so the site cannot show it")
 	}
@@ -275,11 +276,10 @@ func (b *builder) linkURL(p *page, target, frag string, image bool) (string, err
 		return withFrag(relURL(p.out, target)), nil
 	}
 	b.sources[target] = true
-	if frag != "" {
-		m := lineAnchor.FindStringSubmatch(frag)
-		if m == nil {
-			return "", fmt.Errorf("#%s: a link into a source file can only name a line (#L10)", frag)
-		}
+	// Package prose checked the fragment: a line or lines. Source pages
+	// have an ID per line; a range goes to its first line.
+	frag = ""
+	if m := lineAnchor.FindStringSubmatch(frag0); m != nil {
 		frag = "L" + m[1]
 	}
 	return withFrag(relURL(p.out, target+".html")), nil

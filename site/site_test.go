@@ -62,7 +62,7 @@ func TestSite(t *testing.T) {
 		{"a link to another chapter keeps its anchor", `<a href="../02-beta/index.html#the-second-idea">next chapter</a>`},
 		{"a link to a line of a source file keeps it", `<a href="model.go.html#L2">line 2</a>`},
 		{"a link above the chapters becomes a page", `<a href="../../CONTRIBUTING.html">the guide</a>`},
-		{"headings carry GitHub's IDs and a permalink", `<h2 id="evicting-under-a-budget">Evicting under a budget<a class="permalink" href="#evicting-under-a-budget"`},
+		{"headings carry GitHub's IDs and a permalink", `<h2 id="evicting-under-a-budget">Evicting under a budget<a class="permalink" href="#evicting-under-a-budget" aria-hidden="true" tabindex="-1">#</a></h2>`},
 		{"Japanese headings keep their letters", `<h2 id="退避の順序">`},
 		{"code is highlighted with classes", `<span class="kd">func</span>`},
 		{"code blocks can be scrolled from the keyboard", `<pre tabindex="0" class="chroma">`},
@@ -281,7 +281,7 @@ func TestBuildFails(t *testing.T) {
 			breakIt: func(t *testing.T, repo string) {
 				edit(t, filepath.Join(repo, ch1), "(model.go#L2)", "(model.go#Evict)")
 			},
-			want: []string{ch1 + ":55: link to model.go#Evict: #Evict: a link into a source file can only name a line (#L10)"},
+			want: []string{ch1 + ":55: broken link to model.go#Evict: only a line (#L10) or lines (#L10-L20) can be named in model.go"},
 		},
 		{
 			name:   "link out of the repository",

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -186,6 +188,32 @@ func (c *checker) proof(p *Proof) string {
 	return fmt.Sprintf("proof link %s: package %s has no %s to run it", p.File, p.Dir, p.Func())
 }
 
+var lineAnchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
+
+// lineAnchor checks a fragment into a file that is not Markdown: it can only
+// name a line or a range of lines (#L10, #L10-L20), as GitHub's do, and they
+// must exist.
+func (c *checker) lineAnchor(l *Link, name, frag string) string {
+	m := lineAnchorRE.FindStringSubmatch(frag)
+	if m == nil {
+		return fmt.Sprintf("broken link to %s: only a line (#L10) or lines (#L10-L20) can be named in %s", l.Target, l.File)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Sprintf("broken link to %s: %v", l.Target, err)
+	}
+	lines := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		lines++
+	}
+	for _, n := range m[1:] {
+		if v, _ := strconv.Atoi(n); n != "" && (v < 1 || v > lines) {
+			return fmt.Sprintf("broken link to %s: %s has %d lines", l.Target, l.File, lines)
+		}
+	}
+	return ""
+}
+
 func (c *checker) link(l *Link) string {
 	d := c.doc
 	frag, err := url.PathUnescape(l.Fragment)
@@ -201,8 +229,11 @@ func (c *checker) link(l *Link) string {
 		if _, err := os.Stat(name); err != nil {
 			return fmt.Sprintf("broken link to %s: %s does not exist", l.Target, l.File)
 		}
-		if frag == "" || !strings.HasSuffix(l.File, ".md") {
-			return "" // GitHub's line anchors (#L10) and others are not checked
+		if frag == "" {
+			return ""
+		}
+		if !strings.HasSuffix(l.File, ".md") {
+			return c.lineAnchor(l, name, frag)
 		}
 		if h, ok := c.headings[name]; ok {
 			hs = h

@@ -88,7 +88,12 @@ type Proof struct {
 	Dir    string // directory of the test's package, relative to the Markdown file
 	Test   string // test name as go test reports it: TestX, TestX/case, TestScript/name
 	Text   string // link text
+
+	node ast.Node
 }
+
+// Node returns the link's node in the tree ParseTree returned.
+func (p *Proof) Node() ast.Node { return p.node }
 
 // Func is the top-level test function of the proof: TestX of TestX/case.
 func (p *Proof) Func() string {
@@ -103,7 +108,12 @@ type Link struct {
 	File     string // relative to the Markdown file, slash-separated; "" for the document itself
 	Fragment string // without '#'
 	Image    bool
+
+	node ast.Node
 }
+
+// Node returns the link's or image's node in the tree ParseTree returned.
+func (l *Link) Node() ast.Node { return l.node }
 
 // A Heading of the document.
 type Heading struct {
@@ -343,7 +353,7 @@ func (d *Doc) link(n ast.Node, dest string, image bool) {
 	}
 	switch {
 	case !image && strings.HasSuffix(target, "_test.go"):
-		p := &Proof{Line: line, Target: dest, File: target, Dir: path.Dir(target), Text: PlainText(n, d.Source)}
+		p := &Proof{Line: line, Target: dest, File: target, Dir: path.Dir(target), Text: PlainText(n, d.Source), node: n}
 		if name := strings.Trim(p.Text, "` "); testNameRE.MatchString(name) {
 			// go test reports a subtest "refused at floor" as refused_at_floor.
 			p.Test = strings.ReplaceAll(name, " ", "_")
@@ -351,9 +361,9 @@ func (d *Doc) link(n ast.Node, dest string, image bool) {
 		d.Proofs = append(d.Proofs, p)
 	case !image && strings.HasSuffix(target, ".txtar") && testdataOwner(target) != "":
 		base := strings.TrimSuffix(path.Base(target), ".txtar")
-		d.Proofs = append(d.Proofs, &Proof{Line: line, Target: dest, File: target, Dir: testdataOwner(target), Test: "TestScript/" + base, Text: PlainText(n, d.Source)})
+		d.Proofs = append(d.Proofs, &Proof{Line: line, Target: dest, File: target, Dir: testdataOwner(target), Test: "TestScript/" + base, Text: PlainText(n, d.Source), node: n})
 	default:
-		d.Links = append(d.Links, &Link{Line: line, Target: dest, File: target, Fragment: frag, Image: image})
+		d.Links = append(d.Links, &Link{Line: line, Target: dest, File: target, Fragment: frag, Image: image, node: n})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestExtractDecl(t *testing.T) {
@@ -192,7 +193,7 @@ func TestParse(t *testing.T) {
 		{Line: 15, Target: "model_test.go#L5", File: "model_test.go", Dir: ".", Test: "TestEvict/sub", Text: "TestEvict/sub"},
 		{Line: 15, Target: "sim/testdata/drain_stalls.txtar", File: "sim/testdata/drain_stalls.txtar", Dir: "sim", Test: "TestScript/drain_stalls", Text: "drain_stalls"},
 	}
-	if diff := cmp.Diff(wantProofs, proofs); diff != "" {
+	if diff := cmp.Diff(wantProofs, proofs, cmpopts.IgnoreUnexported(Proof{})); diff != "" {
 		t.Errorf("proofs (-want +got):\n%s", diff)
 	}
 
@@ -205,7 +206,7 @@ func TestParse(t *testing.T) {
 		{Line: 17, Target: "#title", Fragment: "title"},
 		{Line: 17, Target: "lab/web.yaml", File: "lab/web.yaml", Image: true},
 	}
-	if diff := cmp.Diff(wantLinks, links); diff != "" {
+	if diff := cmp.Diff(wantLinks, links, cmpopts.IgnoreUnexported(Link{})); diff != "" {
 		t.Errorf("links (-want +got):\n%s", diff)
 	}
 	if got := d.Check(); len(got) != 2 {
@@ -230,7 +231,7 @@ func TestCheck(t *testing.T) {
 				"Proofs: [`TestEvict`](model_test.go), [`TestEvict/refused at floor`](model_test.go), [drain_stalls](sim/testdata/drain_stalls.txtar).\n\n" +
 				"Links: [other](other.md), [a heading](other.md#two-words-here), [japanese](other.md#退避の順序), " +
 				"[encoded](other.md#%E9%80%80%E9%81%BF%E3%81%AE%E9%A0%86%E5%BA%8F), [up](#title), [dir](lab/), " +
-				"[a line](model.go#L3), ![img](lab/web.yaml), [web](https://example.com/x.md#nope), [mail](mailto:a@b.c).\n",
+				"[a line](model.go#L3), [lines](model.go#L3-L5), ![img](lab/web.yaml), [web](https://example.com/x.md#nope), [mail](mailto:a@b.c).\n",
 		},
 		{
 			name:   "stale",
@@ -331,13 +332,17 @@ func TestCheck(t *testing.T) {
 		{
 			name:   "broken links",
 			reason: "relative links need their file, anchors their heading",
-			md:     "# Title\n\n[a](gone.md) and\n[b](#nope) and\n[c](other.md#nope) and\n![d](lab/gone.png) and [e](#title-1).\n",
+			md: "# Title\n\n[a](gone.md) and\n[b](#nope) and\n[c](other.md#nope) and\n![d](lab/gone.png) and [e](#title-1).\n" +
+				"[f](model.go#Cluster) [g](lab/web.yaml#L5) [h](lab/web.yaml#L1-L9)\n",
 			want: []string{
 				"testdata/doc.md:3: broken link to gone.md: gone.md does not exist",
 				`testdata/doc.md:4: broken link to #nope: this page has no heading with ID "nope"`,
 				`testdata/doc.md:5: broken link to other.md#nope: other.md has no heading with ID "nope"`,
 				"testdata/doc.md:6: broken link to lab/gone.png: lab/gone.png does not exist",
 				`testdata/doc.md:6: broken link to #title-1: this page has no heading with ID "title-1"`,
+				"testdata/doc.md:7: broken link to model.go#Cluster: only a line (#L10) or lines (#L10-L20) can be named in model.go",
+				"testdata/doc.md:7: broken link to lab/web.yaml#L5: lab/web.yaml has 4 lines",
+				"testdata/doc.md:7: broken link to lab/web.yaml#L1-L9: lab/web.yaml has 4 lines",
 			},
 		},
 	}

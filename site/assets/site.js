@@ -6,7 +6,7 @@
   var root = doc.dataset.root || "./";
 
   // Theme: light or dark, following the system until the reader chooses.
-  var toggle = document.getElementById("theme-toggle");
+  var toggle = document.getElementById("opslab-theme-toggle");
   var dark = window.matchMedia("(prefers-color-scheme: dark)");
   function current() {
     return doc.dataset.theme || (dark.matches ? "dark" : "light");
@@ -29,8 +29,8 @@
   }
 
   // Menu: the sidebar slides in on small screens.
-  var menu = document.getElementById("menu-toggle");
-  var sidebar = document.getElementById("sidebar");
+  var menu = document.getElementById("opslab-menu-toggle");
+  var sidebar = document.getElementById("opslab-sidebar");
   if (menu && sidebar) {
     menu.addEventListener("click", function () {
       var open = document.body.classList.toggle("menu-open");
@@ -46,10 +46,10 @@
 
   // Search: terms are words (lower case) and, for Chinese and Japanese, pairs
   // of adjacent characters, cut exactly as the site builder cut the text.
-  var input = document.getElementById("search-input");
-  var box = document.getElementById("search-results");
-  var list = document.getElementById("search-list");
-  var status = document.getElementById("search-status");
+  var input = document.getElementById("opslab-search-input");
+  var box = document.getElementById("opslab-search-results");
+  var list = document.getElementById("opslab-search-list");
+  var status = document.getElementById("opslab-search-status");
   if (!input || !box) return;
   var index = null, loading = null;
 

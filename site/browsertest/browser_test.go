@@ -133,7 +133,7 @@ func open(t *testing.T, ctx context.Context, u string) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatalf("loading %s: %v", u, err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("theme-toggle").hidden`,
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("opslab-theme-toggle").hidden`,
 		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("%s: the page did not finish loading (its script did not run): %v", u, err)
 	}
@@ -260,20 +260,20 @@ func TestCourse(t *testing.T) {
 
 			t.Run("sidebar navigates", func(t *testing.T) {
 				open(t, ctx, srv.URL+"/index.html")
-				sel := fmt.Sprintf(`#sidebar a[href="%s"]`, chapters[0])
+				sel := fmt.Sprintf(`#opslab-sidebar a[href="%s"]`, chapters[0])
 				if _, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(sel)))); err != nil {
 					t.Fatalf("clicking %s: %v", sel, err)
 				}
 				if loc := eval[string](t, ctx, `location.pathname`); !samePage(loc, chapters[0]) {
 					t.Fatalf("after clicking chapter 1 in the sidebar, location = %s, want /%s", loc, chapters[0])
 				}
-				current := eval[string](t, ctx, `document.querySelector('#sidebar a[aria-current="page"]').textContent`)
+				current := eval[string](t, ctx, `document.querySelector('#opslab-sidebar a[aria-current="page"]').textContent`)
 				h1 := eval[string](t, ctx, `document.querySelector("article h1").firstChild.textContent`)
 				if current != h1 {
 					t.Errorf("the sidebar marks %q as the current page, want the chapter's title %q", current, h1)
 				}
-				id := eval[string](t, ctx, `document.querySelector("#sidebar .toc a").getAttribute("href")`)
-				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#sidebar .toc a`))); err != nil {
+				id := eval[string](t, ctx, `document.querySelector("#opslab-sidebar .toc a").getAttribute("href")`)
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#opslab-sidebar .toc a`))); err != nil {
 					t.Fatal(err)
 				}
 				poll(t, ctx, "the page shows the heading clicked in the sidebar", fmt.Sprintf(`location.hash === %q`, id))
@@ -291,13 +291,13 @@ func TestCourse(t *testing.T) {
 				}
 				for _, word := range words {
 					open(t, ctx, srv.URL+"/index.html")
-					if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("search-input"), word)); err != nil {
+					if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("opslab-search-input"), word)); err != nil {
 						t.Fatal(err)
 					}
-					poll(t, ctx, "search shows results for "+word, `!document.getElementById("search-results").hidden && document.getElementById("search-status").textContent !== ""`)
-					hrefs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#search-list a"), a => a.getAttribute("href"))`)
+					poll(t, ctx, "search shows results for "+word, `!document.getElementById("opslab-search-results").hidden && document.getElementById("opslab-search-status").textContent !== ""`)
+					hrefs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#opslab-search-list a"), a => a.getAttribute("href"))`)
 					if len(hrefs) == 0 {
-						t.Errorf("search for %q found nothing; status: %s", word, eval[string](t, ctx, `document.getElementById("search-status").textContent`))
+						t.Errorf("search for %q found nothing; status: %s", word, eval[string](t, ctx, `document.getElementById("opslab-search-status").textContent`))
 					}
 					for _, h := range hrefs {
 						if !strings.HasPrefix(h, "./"+chapters[0]) {
@@ -306,7 +306,7 @@ func TestCourse(t *testing.T) {
 					}
 					// And the result leads there.
 					if len(hrefs) > 0 {
-						if _, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS("#search-list a")))); err != nil {
+						if _, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS("#opslab-search-list a")))); err != nil {
 							t.Fatal(err)
 						}
 						if loc := eval[string](t, ctx, `location.pathname`); !samePage(loc, chapters[0]) {
@@ -319,10 +319,10 @@ func TestCourse(t *testing.T) {
 					}
 				}
 				open(t, ctx, srv.URL+"/index.html")
-				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("search-input"), "qqxqqz")); err != nil {
+				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("opslab-search-input"), "qqxqqz")); err != nil {
 					t.Fatal(err)
 				}
-				poll(t, ctx, "search says nothing matches", `document.getElementById("search-status").textContent.startsWith("Nothing matches")`)
+				poll(t, ctx, "search says nothing matches", `document.getElementById("opslab-search-status").textContent.startsWith("Nothing matches")`)
 			})
 
 			t.Run("code is highlighted", func(t *testing.T) {
@@ -342,7 +342,7 @@ func TestCourse(t *testing.T) {
 				open(t, ctx, srv.URL+"/"+chapters[0])
 				bg := func() string { return eval[string](t, ctx, `getComputedStyle(document.body).backgroundColor`) }
 				before := bg()
-				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("theme-toggle"))); err != nil {
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("opslab-theme-toggle"))); err != nil {
 					t.Fatal(err)
 				}
 				after := bg()
@@ -357,7 +357,7 @@ func TestCourse(t *testing.T) {
 				if got := bg(); got != after {
 					t.Errorf("on the next page the background is %s, want %s", got, after)
 				}
-				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("theme-toggle"))); err != nil {
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("opslab-theme-toggle"))); err != nil {
 					t.Fatal(err)
 				}
 				if got := bg(); got != before {
@@ -372,7 +372,7 @@ func TestCourse(t *testing.T) {
 				defer chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900))
 				open(t, ctx, srv.URL+"/"+chapters[0])
 				left := func() float64 {
-					return eval[float64](t, ctx, `document.getElementById("sidebar").getBoundingClientRect().right`)
+					return eval[float64](t, ctx, `document.getElementById("opslab-sidebar").getBoundingClientRect().right`)
 				}
 				if r := left(); r > 0 {
 					t.Errorf("on a phone the sidebar is shown before the menu is opened (right edge at %.0f)", r)
@@ -381,11 +381,11 @@ func TestCourse(t *testing.T) {
 					wide := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > 391 && !e.closest("pre")).slice(0, 5).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))`)
 					t.Errorf("on a phone the page is %.0f px wide, wider than the screen; too wide: %q", w, wide)
 				}
-				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("menu-toggle"))); err != nil {
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("opslab-menu-toggle"))); err != nil {
 					t.Fatal(err)
 				}
-				poll(t, ctx, "the sidebar slides in", `document.getElementById("sidebar").getBoundingClientRect().left >= 0`)
-				if got := eval[string](t, ctx, `document.getElementById("menu-toggle").getAttribute("aria-expanded")`); got != "true" {
+				poll(t, ctx, "the sidebar slides in", `document.getElementById("opslab-sidebar").getBoundingClientRect().left >= 0`)
+				if got := eval[string](t, ctx, `document.getElementById("opslab-menu-toggle").getAttribute("aria-expanded")`); got != "true" {
 					t.Errorf("menu button aria-expanded = %s, want true", got)
 				}
 			})
@@ -423,7 +423,7 @@ func TestWatcherSeesErrors(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="%s"><title>x</title></head>
-<body><script>document.title = "ran"</script><img src="http://203.0.113.1/x.png" alt=""><button id="theme-toggle">t</button></body></html>`, site.CSP)
+<body><script>document.title = "ran"</script><img src="http://203.0.113.1/x.png" alt=""><button id="opslab-theme-toggle">t</button></body></html>`, site.CSP)
 	}))
 	defer srv.Close()
 	ctx := browser(t)
