@@ -67,6 +67,7 @@ func groupByPriority(groups []Group, pods []*corev1.Pod) []podGroup {
 			// Between two groups: the lower one takes it.
 			index--
 		}
+		// Left at 0, the pod is at or below the lowest group, which takes it.
 		out[index].Pods = append(out[index].Pods, pod)
 	}
 	return out
