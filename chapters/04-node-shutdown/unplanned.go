@@ -1,7 +1,6 @@
 package shutdown
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -38,10 +37,6 @@ const (
 	// ForceDeleted: a person ran kubectl delete --force --grace-period=0.
 	ForceDeleted
 )
-
-var eventNames = [...]string{"node NotReady", "node Ready", "deletion requested", "out-of-service taint added", "out-of-service taint removed", "pod force-deleted by hand"}
-
-func (k EventKind) String() string { return eventNames[k] }
 
 // An Event happens at a moment of the logical clock, which starts at zero.
 type Event struct {
@@ -107,8 +102,6 @@ type Outcome struct {
 	// Replacement is when the StatefulSet's new pod can run elsewhere: the old
 	// pod is gone (the name is free) and, with a volume, the volume is detached.
 	Replacement Moment
-	// Log lists what happened, in order.
-	Log []string
 }
 
 // Simulate runs the pod GC and the attach/detach controller on a logical
@@ -131,21 +124,16 @@ func Simulate(s Scenario) Outcome {
 		detachAsked  time.Duration
 		next         = 0
 	)
-	logf := func(t time.Duration, format string, args ...any) {
-		o.Log = append(o.Log, fmt.Sprintf("t+%-7v ", t)+fmt.Sprintf(format, args...))
-	}
 	remove := func(t time.Duration, by string) {
 		gone = true
 		o.Gone, o.By = at(t), by
 		detachAsked = t
-		logf(t, "pod removed by %s", by)
 	}
 	nextGC := s.PodGCOffset
 	for t := time.Duration(0); t <= s.Until; t += ReconcilerPeriod {
 		for next < len(s.Events) && s.Events[next].At <= t {
 			e := s.Events[next]
 			next++
-			logf(t, "%v", e.Kind)
 			switch e.Kind {
 			case NodeNotReady:
 				ready = false
@@ -188,13 +176,9 @@ func Simulate(s Scenario) Outcome {
 				// The data on the volume may be corrupt if the node still writes to it.
 				o.Detached, o.How = at(t), DetachedTimeout
 			}
-			if !o.Detached.Never {
-				logf(t, "volume detached: %s", o.How)
-			}
 		}
 		if gone && (!s.Volume || !o.Detached.Never) && o.Replacement.Never {
 			o.Replacement = at(t)
-			logf(t, "replacement pod can run on another node")
 		}
 	}
 	return o

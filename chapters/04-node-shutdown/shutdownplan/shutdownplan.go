@@ -23,6 +23,7 @@
 package shutdownplan
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -178,7 +179,7 @@ func readPodFiles(paths []string) ([]*corev1.Pod, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read pods: %w", err)
 		}
-		r := utilyaml.NewYAMLReader(bufioReader(data))
+		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 		for doc := 1; ; doc++ {
 			raw, err := r.Read()
 			if err == io.EOF {
