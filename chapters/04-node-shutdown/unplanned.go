@@ -50,6 +50,9 @@ type Scenario struct {
 	Events []Event
 	// Volume says the pod has an attached volume that its replacement needs.
 	Volume bool
+	// GracePeriod is how long a live kubelet takes to stop the pod once its
+	// deletion is requested.
+	GracePeriod time.Duration
 	// PodGCOffset is when the pod GC first runs; it then runs every PodGCPeriod.
 	PodGCOffset time.Duration
 	// DisableForceDetachOnTimeout is kube-controller-manager's
@@ -122,6 +125,7 @@ func Simulate(s Scenario) Outcome {
 		terminating  = false
 		gone         = false
 		detachAsked  time.Duration
+		deleteAsked  time.Duration
 		next         = 0
 	)
 	remove := func(t time.Duration, by string) {
@@ -147,6 +151,7 @@ func Simulate(s Scenario) Outcome {
 				if !terminating && !gone {
 					terminating = true
 					o.Terminating = at(t)
+					deleteAsked = t
 				}
 			case ForceDeleted:
 				if !gone {
@@ -154,8 +159,9 @@ func Simulate(s Scenario) Outcome {
 				}
 			}
 		}
-		// A live kubelet finishes a pending deletion itself.
-		if ready && terminating && !gone {
+		// A live kubelet finishes a pending deletion itself, once the pod's
+		// grace period is over.
+		if ready && terminating && !gone && t-deleteAsked >= s.GracePeriod {
 			remove(t, ByKubelet)
 		}
 		if t >= nextGC {

@@ -25,15 +25,16 @@ func TestUnplannedOutOfServiceNeedsNotReady(t *testing.T) {
 	tests := []struct {
 		name, reason string
 		events       []Event
+		grace        time.Duration
 		wantGone     Moment
 		wantBy       string
 	}{
 		{name: "both", reason: "node NotReady and tainted: the next pod GC run (t+20s) force-deletes",
 			events:   []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, TaintOutOfService}},
 			wantGone: at(20 * s), wantBy: ByPodGC},
-		{name: "taint on a Ready node", reason: "a Ready node has a kubelet, which finishes the deletion itself",
-			events:   []Event{{5 * s, DeleteRequested}, {12 * s, TaintOutOfService}},
-			wantGone: at(5 * s), wantBy: ByKubelet},
+		{name: "taint on a Ready node", reason: "the pod GC leaves a Ready node's pod to its kubelet, which ends it after its 60s grace",
+			events: []Event{{5 * s, DeleteRequested}, {12 * s, TaintOutOfService}}, grace: 60 * s,
+			wantGone: at(65 * s), wantBy: ByKubelet},
 		{name: "not terminating", reason: "the pod GC only collects pods that are already being deleted",
 			events:   []Event{{0, NodeNotReady}, {12 * s, TaintOutOfService}},
 			wantGone: Moment{Never: true}},
@@ -43,7 +44,7 @@ func TestUnplannedOutOfServiceNeedsNotReady(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := Simulate(Scenario{Events: tt.events, Until: 10 * time.Minute})
+			o := Simulate(Scenario{Events: tt.events, GracePeriod: tt.grace, Until: 10 * time.Minute})
 			if o.Gone != tt.wantGone || o.By != tt.wantBy {
 				t.Errorf("gone = %v by %q, want %v by %q (%s)", o.Gone, o.By, tt.wantGone, tt.wantBy, tt.reason)
 			}
