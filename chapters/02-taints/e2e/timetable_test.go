@@ -43,7 +43,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			node := untaintedPoolNode(ctx, t, k)
+			node := untaintedPoolNode(ctx, t, k, true)
 			ns := namespace(ctx, t, k)
 			tolerate := func(key string, seconds *int64) []corev1.Toleration {
 				return []corev1.Toleration{{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}}
@@ -188,20 +188,29 @@ func evicted(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod 
 	})
 }
 
-// untaintedPoolNode returns a node of the chapter's pool that has no taint,
-// so that nothing but the test's own taint acts on its pods.
-func untaintedPoolNode(ctx context.Context, t *testing.T, k kubernetes.Interface) string {
+// untaintedPoolNode returns a node of the chapter's pool with no taint, so
+// that nothing but the test's own taint acts on its pods. With empty, the
+// node must also run no pod, so that the test's taint acts on nobody else's
+// (a learner's lab pods, say).
+func untaintedPoolNode(ctx context.Context, t *testing.T, k kubernetes.Interface, empty bool) string {
 	t.Helper()
 	nodes, err := k.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "opslab.dev/pool=taints"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range nodes.Items {
-		if len(n.Spec.Taints) == 0 {
+		if len(n.Spec.Taints) > 0 {
+			continue
+		}
+		pods, err := k.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !empty || len(pods.Items) == 0 {
 			return n.Name
 		}
 	}
-	t.Fatalf("no node of pool taints is free of taints (%d nodes)", len(nodes.Items))
+	t.Fatalf("no node of pool taints is free of taints (and of pods: %v) among %d nodes: clean up the chapter 2 lab (kubectl delete namespace taints-lab; remove its taints) and run again", empty, len(nodes.Items))
 	return ""
 }
 
