@@ -63,8 +63,11 @@ func runOne(ctx context.Context, c *Cluster, chk Check, timeout time.Duration) (
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := chk.Run(cctx, c)
-	if err != nil && cctx.Err() != nil && ctx.Err() == nil {
+	switch {
+	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
 		err = fmt.Errorf("timed out after %v", timeout)
+	case err != nil:
+		err = permissionError(err, "reading the cluster")
 	}
 	o.Result, o.Err = res, err
 	return o

@@ -1,10 +1,21 @@
 // Package cli is the labcheck command: it checks a learner's lab on their
 // cluster and prints, per check, ✓ or ✗ with the evidence it read, the hint
-// for each failure, and the score.
+// for each failure, and the score; and it grades a class for instructors.
 //
 // Usage:
 //
 //	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--timeout D] [-o text|json] [--expect pass|fail]
+//	labcheck list [--chapter N|all]
+//	labcheck hint [--reset] CHECK
+//	labcheck grade --roster FILE [--chapter N|all] [--parallel N] [--format F,...] [--out DIR] [--sign-key FILE]
+//	labcheck verify [--sign-key FILE] REPORT.json
+//
+// A roster has one line per student: NAME KUBECONFIG [CONTEXT]. grade writes,
+// per student, a report in each format asked (text; json, labcheck's own,
+// which verify reads; Exercism v3 and Gradescope results.json; JUnit XML) and
+// a class summary. Each report carries the evidence each check read, the
+// cluster's identity (server version, kube-system UID), the time of grading,
+// and a digest, an HMAC with --sign-key.
 //
 // Exit status: 0 when every check passes, 1 when some fail, 2 when labcheck
 // cannot run (a bad flag, no cluster). With --expect, 0 means every check had
@@ -22,7 +33,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +61,18 @@ type options struct {
 
 // Run runs labcheck with args and returns its exit status.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "list":
+			return list(args[1:], stdout, stderr)
+		case "hint":
+			return hint(args[1:], stdout, stderr)
+		case "grade":
+			return grade(ctx, args[1:], stdout, stderr)
+		case "verify":
+			return verify(args[1:], stdout, stderr)
+		}
+	}
 	opts, err := parse(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -114,15 +136,13 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errUsage // the flag package has printed the problem
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q; labcheck takes only flags (labcheck -h lists them)", fs.Arg(0))
+		return o, fmt.Errorf("unknown command %q; use list, hint, grade or verify, or flags only to check your lab (labcheck -h)", fs.Arg(0))
 	}
-	if *chapter != "all" {
-		n, err := strconv.Atoi(*chapter)
-		if err != nil || labcheck.Chapters[n] == "" {
-			return o, fmt.Errorf("--chapter %q is not a chapter; use 1 to %d, or all", *chapter, len(labcheck.Chapters))
-		}
-		o.chapter = n
+	n, err := chapterArg(*chapter)
+	if err != nil {
+		return o, err
 	}
+	o.chapter = n
 	if o.output != "text" && o.output != "json" {
 		return o, fmt.Errorf("-o %q is not an output format; use text or json", o.output)
 	}
