@@ -57,9 +57,14 @@ func TestClassificationAndSeats(t *testing.T) {
 			compareSeats(ctx, t, fx.kube, fx.name)
 			return ctx
 		}).
-		Assess("the model picks the FlowSchema whose UID the server returns, for 24 requests", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		Assess("the model picks the FlowSchema whose UID the server returns, for 25 requests", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
 			compareClassification(ctx, t, cfg, fx)
+			return ctx
+		}).
+		Assess("a schema naming a missing level gets Dangling=True and takes no requests", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			fx := ctx.Value(ctxKey{}).(*fixture)
+			checkDangling(ctx, t, cfg, fx)
 			return ctx
 		}).
 		Assess("after the level is deleted, every level's seats return to the server's new values", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
@@ -87,12 +92,22 @@ func TestClassificationAndSeats(t *testing.T) {
 				t.Fatalf("workload-low's seats stayed %d after the level went: %v", before["workload-low"], err)
 			}
 			compareSeats(ctx, t, fx.kube, "")
+			after, err := apfclient.NominalSeats(ctx, fx.kube)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := after[fx.name]; !ok || got != before[fx.name] {
+				t.Errorf("the deleted level's gauge is %d (present %v), want its last value %d kept", got, ok, before[fx.name])
+			}
 			return ctx
 		}).
 		Teardown(func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
 			bg := context.Background()
 			fx.kube.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name, metav1.DeleteOptions{})
+			for _, suffix := range []string{"-typo", "-tie-a", "-tie-b"} {
+				fx.kube.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name+suffix, metav1.DeleteOptions{})
+			}
 			fx.kube.FlowcontrolV1().PriorityLevelConfigurations().Delete(bg, fx.name, metav1.DeleteOptions{})
 			fx.kube.CoreV1().Namespaces().Delete(bg, fx.name, metav1.DeleteOptions{})
 			return ctx
@@ -139,6 +154,29 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Two schemas of equal precedence for the user NAME-tie, created "b"
+	// first: the server must pick "a" by name.
+	for _, suffix := range []string{"-tie-b", "-tie-a"} {
+		_, err = fc.FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
+			ObjectMeta: metav1.ObjectMeta{Name: fx.name + suffix},
+			Spec: flowcontrol.FlowSchemaSpec{
+				PriorityLevelConfiguration: flowcontrol.PriorityLevelConfigurationReference{Name: fx.name},
+				MatchingPrecedence:         650,
+				Rules: []flowcontrol.PolicyRulesWithSubjects{{
+					Subjects:         []flowcontrol.Subject{{Kind: flowcontrol.SubjectKindUser, User: &flowcontrol.UserSubject{Name: fx.name + "-tie"}}},
+					NonResourceRules: []flowcontrol.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+				}},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{fx.name, fx.name + "-tie-b", fx.name + "-tie-a"} {
+		if c := digested(ctx, t, fx.kube, name); c.Status != flowcontrol.ConditionFalse {
+			t.Fatalf("FlowSchema %s: Dangling = %s (%s), want False", name, c.Status, c.Message)
+		}
 	}
 	// The server takes new objects within moments; its metric appears when it has.
 	err = wait.For(func(ctx context.Context) (bool, error) {
@@ -216,6 +254,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 		{User: "alice", Verb: "get", Path: "/version"},
 		{User: fx.name, Verb: "list", Resource: "secrets", Namespace: ns},
 		{User: fx.name, Verb: "list", Resource: "secrets", Namespace: "apf-lab"},
+		{User: fx.name + "-tie", Verb: "get", Path: "/version"},
 	}
 	objs, err := apfclient.Load(ctx, fx.kube)
 	if err != nil {
@@ -257,6 +296,9 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 	if forbidden < 10 {
 		t.Errorf("%d answers were 403 Forbidden with classification headers, want at least 10", forbidden)
 	}
+	if !schemas[fx.name+"-tie-a"] || schemas[fx.name+"-tie-b"] {
+		t.Errorf("of the two schemas at precedence 650 the server used %v; want %s-tie-a, the first by name, only", schemas, fx.name)
+	}
 	if !schemas[fx.name] || len(schemas) < 10 {
 		t.Errorf("the requests reached only %d schemas (%v); want at least 10, the test's own among them", len(schemas), schemas)
 	}
@@ -274,4 +316,76 @@ func describe(r apf.Request) string {
 		}
 	}
 	return fmt.Sprintf("%s %v %s %s", r.User, r.Groups, r.Verb, what)
+}
+
+// checkDangling creates a schema at precedence 100 for the user fx.name
+// that names a level that does not exist: the server marks it dangling and
+// goes on classifying that user's requests with the schema that took them
+// before, as the model does.
+func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx *fixture) {
+	t.Helper()
+	name := fx.name + "-typo"
+	fc := fx.kube.FlowcontrolV1()
+	_, err := fc.FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: flowcontrol.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrol.PriorityLevelConfigurationReference{Name: fx.name + "-no-such-level"},
+			MatchingPrecedence:         100,
+			Rules: []flowcontrol.PolicyRulesWithSubjects{{
+				Subjects:      []flowcontrol.Subject{{Kind: flowcontrol.SubjectKindUser, User: &flowcontrol.UserSubject{Name: fx.name}}},
+				ResourceRules: []flowcontrol.ResourcePolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}, Namespaces: []string{"*"}}},
+			}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := digested(ctx, t, fx.kube, name)
+	if cond.Status != flowcontrol.ConditionTrue || cond.Reason != "NotFound" {
+		t.Errorf("Dangling = %s, reason %s (%s); want True, NotFound", cond.Status, cond.Reason, cond.Message)
+	}
+	objs, err := apfclient.Load(ctx, fx.kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := objs.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := apf.Request{User: fx.name, Verb: "list", Resource: "secrets", Namespace: fx.name}
+	p, err := apfclient.Send(ctx, envcfg.Client().RESTConfig(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byUID, _ := objs.ByUID()
+	r.Groups = apf.Impersonated(r.User, nil)
+	got := model.Classify(r).Schema.Name
+	if server := byUID[p.FlowSchemaUID]; server == name || server != got {
+		t.Errorf("the server classified into %s, the model into %s; want the same, and not the dangling %s", server, got, name)
+	}
+}
+
+// digested waits until the server's configuration controller has taken the
+// schema in, which it shows by writing the schema's Dangling condition, and
+// returns that condition.
+func digested(ctx context.Context, t *testing.T, kube kubernetes.Interface, name string) flowcontrol.FlowSchemaCondition {
+	t.Helper()
+	var cond flowcontrol.FlowSchemaCondition
+	err := wait.For(func(ctx context.Context) (bool, error) {
+		fs, err := kube.FlowcontrolV1().FlowSchemas().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range fs.Status.Conditions {
+			if c.Type == flowcontrol.FlowSchemaConditionDangling {
+				cond = c
+				return true, nil
+			}
+		}
+		return false, nil
+	}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("FlowSchema %s got no Dangling condition from the server: %v", name, err)
+	}
+	return cond
 }
