@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -20,6 +22,7 @@ import (
 
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/apfctl"
 )
 
 type ctxKey struct{}
@@ -49,6 +52,34 @@ func TestClassificationAndSeats(t *testing.T) {
 		Assess("every level's nominal seats equal apiserver_flowcontrol_nominal_limit_seats", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
 			compareSeats(ctx, t, fx.kube, "")
+			return ctx
+		}).
+		Assess("apfctl seats, reading the cluster, prints the server's nominal seats", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			fx := ctx.Value(ctxKey{}).(*fixture)
+			var stdout, stderr bytes.Buffer
+			args := []string{"seats", "--kubeconfig", cfg.KubeconfigFile(), "--context", cfg.KubeContext(), "-o", "json"}
+			if code := apfctl.Run(args, &stdout, &stderr); code != 0 {
+				t.Fatalf("apfctl %v: exit %d: %s", args, code, stderr.String())
+			}
+			var rows []struct {
+				Level   string `json:"priorityLevel"`
+				Nominal int    `json:"nominal"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+				t.Fatal(err)
+			}
+			server, err := apfclient.NominalSeats(ctx, fx.kube)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) < 8 {
+				t.Errorf("apfctl seats printed %d levels, want at least the 8 defaults", len(rows))
+			}
+			for _, r := range rows {
+				if server[r.Level] != r.Nominal {
+					t.Errorf("apfctl seats: %s has %d, the server %d", r.Level, r.Nominal, server[r.Level])
+				}
+			}
 			return ctx
 		}).
 		Assess("after a new level joins, every level's seats still equal the server's", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
