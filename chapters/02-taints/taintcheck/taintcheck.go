@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/chapters/02-taints/apiconv"
 	"github.com/opslab/opslab/labcheck"
 )
 
@@ -122,18 +123,6 @@ func getPod(ctx context.Context, k kubernetes.Interface, name string) (*corev1.P
 // running reports whether a pod runs and is not being deleted.
 func running(p *corev1.Pod) bool {
 	return p != nil && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning
-}
-
-func fromAPITolerations(tols []corev1.Toleration) []taints.Toleration {
-	out := make([]taints.Toleration, len(tols))
-	for i, t := range tols {
-		out[i] = taints.Toleration{Key: t.Key, Operator: taints.Operator(t.Operator), Value: t.Value, Effect: taints.Effect(t.Effect), Seconds: t.TolerationSeconds}
-	}
-	return out
-}
-
-func fromAPITaint(t corev1.Taint) taints.Taint {
-	return taints.Taint{Key: t.Key, Value: t.Value, Effect: taints.Effect(t.Effect)}
 }
 
 // nodeTaint finds the taint with key and effect on a node.
@@ -259,11 +248,11 @@ func checkControl(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, er
 	if last, ok := p.Annotations["kubectl.kubernetes.io/last-applied-configuration"]; ok {
 		var applied corev1.Pod
 		if err := json.Unmarshal([]byte(last), &applied); err == nil {
-			manifest = fromAPITolerations(applied.Spec.Tolerations)
+			manifest = apiconv.Tolerations(applied.Spec.Tolerations)
 			r.Seen("its manifest (last-applied-configuration) has %d tolerations", len(manifest))
 		}
 	}
-	have := fromAPITolerations(p.Spec.Tolerations)
+	have := apiconv.Tolerations(p.Spec.Tolerations)
 	for _, t := range have {
 		r.Seen("toleration %s", t)
 	}
@@ -301,7 +290,7 @@ func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 	var ns []taints.Taint
 	for _, t := range n.Spec.Taints {
 		if t.Effect == corev1.TaintEffectNoSchedule {
-			ns = append(ns, fromAPITaint(t))
+			ns = append(ns, apiconv.Taint(t))
 		}
 	}
 	if len(ns) == 0 {
@@ -325,7 +314,7 @@ func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 		if !running(p) || p.Spec.NodeName != "taints-2" {
 			continue
 		}
-		tols := fromAPITolerations(p.Spec.Tolerations)
+		tols := apiconv.Tolerations(p.Spec.Tolerations)
 		var untolerated []string
 		for _, t := range ns {
 			if !slices.ContainsFunc(tols, func(tol taints.Toleration) bool { return tol.Tolerates(t) }) {
@@ -365,7 +354,7 @@ func checkTwins(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, erro
 		r.Message = "taints-2 has no " + MaintKey + " NoExecute taint"
 		return r, nil
 	}
-	r.Seen("taints-2 has taint %s", fromAPITaint(taint))
+	r.Seen("taints-2 has taint %s", apiconv.Taint(taint))
 	written, _, _ := taintsWritten(n)
 	forever, err := getPod(ctx, c.Kube, "twin-forever")
 	if err != nil {
@@ -411,7 +400,7 @@ func linkTaint(ctx context.Context, c *labcheck.Cluster, r *labcheck.Result) (ta
 		r.Message = "the API server kept no record of when the taints of taints-3 changed (managedFields), so the timing cannot be read"
 		return taints.Taint{}, time.Time{}, false, nil
 	}
-	taint := fromAPITaint(t)
+	taint := apiconv.Taint(t)
 	if t.TimeAdded != nil {
 		r.Seen("taints-3 has taint %s, timeAdded %s", taint, hms(t.TimeAdded.Time))
 	} else {
@@ -478,7 +467,7 @@ func checkLink3600(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, e
 		}
 		return r, nil
 	}
-	v := taints.Evict([]taints.Taint{taint}, fromAPITolerations(p.Spec.Tolerations))
+	v := taints.Evict([]taints.Taint{taint}, apiconv.Tolerations(p.Spec.Tolerations))
 	r.Seen("link-3600s runs on taints-3 %s after the taint; by its tolerations it leaves %s", secs(age), v.Leave)
 	if v.Leave.Kind != taints.After || v.Leave.After <= age {
 		r.Message = fmt.Sprintf("link-3600s should leave %s, yet %s have passed: is it the lab's pod?", v.Leave, secs(age))
@@ -521,7 +510,7 @@ func checkDB(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) 
 		}
 		return r, nil
 	}
-	tols := fromAPITolerations(p.Spec.Tolerations)
+	tols := apiconv.Tolerations(p.Spec.Tolerations)
 	var short []string
 	for _, key := range []string{taints.KeyNotReady, taints.KeyUnreachable} {
 		v := taints.Evict([]taints.Taint{{Key: key, Effect: taints.NoExecute}}, tols)

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/chapters/02-taints/apiconv"
 )
 
 // fileNode is the node shown for a pod read from a file without
@@ -42,7 +43,7 @@ func readPods(o options, stdin io.Reader) ([]taints.Pod, int, error) {
 	out := make([]taints.Pod, 0, len(pods))
 	skipped := 0
 	for i := range pods {
-		p := fromAPI(&pods[i])
+		p := apiconv.Pod(&pods[i])
 		if fromFiles {
 			if p.Namespace == "" {
 				p.Namespace = "default"
@@ -67,20 +68,6 @@ func readPods(o options, stdin io.Reader) ([]taints.Pod, int, error) {
 		out = append(out, p)
 	}
 	return out, skipped, nil
-}
-
-func fromAPI(p *corev1.Pod) taints.Pod {
-	tols := make([]taints.Toleration, len(p.Spec.Tolerations))
-	for i, t := range p.Spec.Tolerations {
-		tols[i] = taints.Toleration{
-			Key:      t.Key,
-			Operator: taints.Operator(t.Operator),
-			Value:    t.Value,
-			Effect:   taints.Effect(t.Effect),
-			Seconds:  t.TolerationSeconds,
-		}
-	}
-	return taints.Pod{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Tolerations: tols}
 }
 
 func readFiles(names []string, stdin io.Reader) ([]corev1.Pod, error) {
