@@ -56,10 +56,10 @@ func compactSpans(s string) string {
 // ID a line anchor names (L1, L2…); the stylesheet numbers them. With plain
 // set, tokens are not coloured, for files too large to colour within a
 // page's budget.
-func formatSource(it chroma.Iterator, plain bool) string {
+func formatSource(tokens []chroma.Token, plain bool) string {
 	var b strings.Builder
 	b.WriteString(`<pre tabindex="0" class="chroma"><code>`)
-	for i, line := range chroma.SplitTokensIntoLines(it.Tokens()) {
+	for i, line := range chroma.SplitTokensIntoLines(tokens) {
 		fmt.Fprintf(&b, `<span class="line" id="L%d">`, i+1)
 		cls, text := "", ""
 		flush := func() {

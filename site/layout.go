@@ -305,18 +305,24 @@ func (b *builder) sourcePage(file string) error {
 	}
 	var page []byte
 	// A file too large to colour within a page's budget is shown plain.
-	for _, plain := range []bool{false, true} {
+	var tokens []chroma.Token
+	if lang == "go" && lexer != lexers.Fallback {
+		tokens = goTokens(string(src))
+	} else {
 		it, err := chroma.Coalesce(lexer).Tokenise(nil, string(src))
 		if err != nil {
 			return fmt.Errorf("highlighting %s: %w", file, err)
 		}
+		tokens = it.Tokens()
+	}
+	for _, plain := range []bool{false, true} {
 		data := struct {
 			Path    string
 			Up      *entry
 			Entries []entry
 			Code    template.HTML
 			Lang    string
-		}{Path: file, Up: b.up(file), Code: template.HTML(formatSource(it, plain)), Lang: lang}
+		}{Path: file, Up: b.up(file), Code: template.HTML(formatSource(tokens, plain)), Lang: lang}
 		if data.Up != nil {
 			data.Up.URL = relURL(out, data.Up.URL)
 		}

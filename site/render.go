@@ -95,6 +95,22 @@ func (r *nodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(gast.KindHTMLBlock, r.htmlBlock)
 	reg.Register(gast.KindRawHTML, r.rawHTML)
 	reg.Register(kindBadge, r.badge)
+	reg.Register(gast.KindCodeBlock, r.codeBlock)
+}
+
+// codeBlock renders an indented code block (often an ASCII diagram) as
+// fenced plain text is rendered: kept as it is, in a block that scrolls.
+func (r *nodeRenderer) codeBlock(w util.BufWriter, src []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
+	if !entering {
+		return gast.WalkContinue, nil
+	}
+	w.WriteString(`<div class="code"><pre tabindex="0" class="chroma"><code>`)
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		w.WriteString(html.EscapeString(string(seg.Value(src))))
+	}
+	w.WriteString("</code></pre></div>\n")
+	return gast.WalkSkipChildren, nil
 }
 
 func (r *nodeRenderer) heading(w util.BufWriter, src []byte, n gast.Node, entering bool) (gast.WalkStatus, error) {
@@ -318,7 +334,7 @@ func (b *builder) proof(p *page, dir string, pr *prose.Proof) {
 		return
 	}
 	if strings.HasSuffix(file, "_test.go") {
-		if line := funcLine(b.abs(file), pr.Func()); line > 0 {
+		if line := b.funcLine(file, pr.Func()); line > 0 {
 			url += fmt.Sprintf("#L%d", line)
 		}
 	}
@@ -344,17 +360,21 @@ func (b *builder) proof(p *page, dir string, pr *prose.Proof) {
 	n.Parent().InsertAfter(n.Parent(), n, &badge{state: state})
 }
 
-// funcLine returns the line where a Go file declares function name, or 0.
-func funcLine(file, name string) int {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
-	if err != nil {
-		return 0
-	}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == name {
-			return fset.Position(fd.Pos()).Line
+// funcLine returns the line where a Go file of the repository declares
+// function name, or 0.
+func (b *builder) funcLine(file, name string) int {
+	lines, ok := b.funcLines[file]
+	if !ok {
+		lines = map[string]int{}
+		fset := token.NewFileSet()
+		if f, err := parser.ParseFile(fset, b.abs(file), nil, parser.SkipObjectResolution); err == nil {
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+					lines[fd.Name.Name] = fset.Position(fd.Pos()).Line
+				}
+			}
 		}
+		b.funcLines[file] = lines
 	}
-	return 0
+	return lines[name]
 }

@@ -156,17 +156,18 @@ type page struct {
 
 // builder holds the state of one build.
 type builder struct {
-	cfg      Config
-	modPath  string
-	results  results // nil without a results file
-	pages    []*page
-	bySrc    map[string]*page
-	files    map[string][]byte // output path -> content, besides pages
-	sources  map[string]bool   // repo paths of files shown as source pages
-	dirs     map[string]bool   // repo paths of directories shown as listings
-	copies   map[string]bool   // repo paths of files copied as they are
-	problems []prose.Problem
-	stats    *Stats
+	cfg       Config
+	modPath   string
+	results   results // nil without a results file
+	pages     []*page
+	bySrc     map[string]*page
+	files     map[string][]byte         // output path -> content, besides pages
+	sources   map[string]bool           // repo paths of files shown as source pages
+	dirs      map[string]bool           // repo paths of directories shown as listings
+	copies    map[string]bool           // repo paths of files copied as they are
+	funcLines map[string]map[string]int // Go file -> function -> line
+	problems  []prose.Problem
+	stats     *Stats
 }
 
 func newBuilder(cfg Config) (*builder, error) {
@@ -176,13 +177,14 @@ func newBuilder(cfg Config) (*builder, error) {
 	}
 	cfg.Root = root
 	b := &builder{
-		cfg:     cfg,
-		bySrc:   map[string]*page{},
-		files:   map[string][]byte{},
-		sources: map[string]bool{},
-		dirs:    map[string]bool{},
-		copies:  map[string]bool{},
-		stats:   &Stats{},
+		cfg:       cfg,
+		bySrc:     map[string]*page{},
+		files:     map[string][]byte{},
+		sources:   map[string]bool{},
+		dirs:      map[string]bool{},
+		copies:    map[string]bool{},
+		funcLines: map[string]map[string]int{},
+		stats:     &Stats{},
 	}
 	b.modPath, err = modulePath(filepath.Join(root, "go.mod"))
 	if err != nil {

@@ -68,6 +68,7 @@ func TestSite(t *testing.T) {
 		{"code blocks can be scrolled from the keyboard", `<pre tabindex="0" class="chroma">`},
 		{"unstyled tokens carry no span", `<span class="kd">func</span> <span class="nf">Evict</span>(pods <span class="kt">int</span>, floor <span class="kt">int</span>) <span class="kt">bool</span> {`},
 		{"ASCII diagrams keep their spaces", "  node-1          node-2\n"},
+		{"indented blocks are kept, escaped, and scroll", `<div class="code"><pre tabindex="0" class="chroma"><code>a &lt;b&gt;diagram&lt;/b&gt; ---`},
 		{"tables align by attribute, not by style", `<th align="center">asks?</th>`},
 		{"footnotes", `<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" role="doc-noteref">1</a></sup>`},
 		{"script tags in Markdown are text", `&lt;script&gt;alert(1)&lt;/script&gt;`},
@@ -265,7 +266,7 @@ func TestBuildFails(t *testing.T) {
 			breakIt: func(t *testing.T, repo string) {
 				edit(t, filepath.Join(repo, ch1), "(lab/web.yaml)", "(lab/db.yaml)")
 			},
-			want: []string{ch1 + ":55: broken link to lab/db.yaml: lab/db.yaml does not exist"},
+			want: []string{ch1 + ":59: broken link to lab/db.yaml: lab/db.yaml does not exist"},
 		},
 		{
 			name:   "broken anchor",
@@ -273,7 +274,7 @@ func TestBuildFails(t *testing.T) {
 			breakIt: func(t *testing.T, repo string) {
 				edit(t, filepath.Join(repo, "chapters/02-beta/README.md"), "## The second idea", "## The 2nd idea")
 			},
-			want: []string{ch1 + `:55: broken link to ../02-beta/README.md#the-second-idea: ../02-beta/README.md has no heading with ID "the-second-idea"`},
+			want: []string{ch1 + `:59: broken link to ../02-beta/README.md#the-second-idea: ../02-beta/README.md has no heading with ID "the-second-idea"`},
 		},
 		{
 			name:   "anchor into a source file",
@@ -281,7 +282,7 @@ func TestBuildFails(t *testing.T) {
 			breakIt: func(t *testing.T, repo string) {
 				edit(t, filepath.Join(repo, ch1), "(model.go#L2)", "(model.go#Evict)")
 			},
-			want: []string{ch1 + ":55: broken link to model.go#Evict: only a line (#L10) or lines (#L10-L20) can be named in model.go"},
+			want: []string{ch1 + ":59: broken link to model.go#Evict: only a line (#L10) or lines (#L10-L20) can be named in model.go"},
 		},
 		{
 			name:   "link out of the repository",
@@ -552,4 +553,23 @@ func TestRelURL(t *testing.T) {
 		}
 	}
 	_ = path.Join
+}
+
+func TestGoTokens(t *testing.T) {
+	src := "package a\n\n// F adds.\nfunc F(x int) error { /* c */ return append(nil, `s`, 'c', 1.5) }\n"
+	var got []string
+	text := ""
+	for _, tok := range goTokens(src) {
+		text += tok.Value
+		if c := tokenClass(tok.Type); c != "" {
+			got = append(got, c+":"+tok.Value)
+		}
+	}
+	if text != src {
+		t.Errorf("goTokens put together = %q, want the source %q", text, src)
+	}
+	want := []string{"kn:package", "c1:// F adds.", "kd:func", "nf:F", "kt:int", "kt:error", "cm:/* c */", "k:return", "nb:append", "kc:nil", "s:`s`", "s:'c'", "m:1.5"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("goTokens classes (-want +got):\n%s", diff)
+	}
 }

@@ -378,7 +378,7 @@ func TestCourse(t *testing.T) {
 					t.Errorf("on a phone the sidebar is shown before the menu is opened (right edge at %.0f)", r)
 				}
 				if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
-					wide := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > 391 && !e.closest("pre")).slice(0, 5).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))`)
+					wide := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > 391 && (!e.closest("pre") || e.tagName === "PRE")).slice(0, 5).map(e => e.tagName + "." + e.className + " in " + e.parentElement.tagName + "." + e.parentElement.className + " " + Math.round(e.getBoundingClientRect().right))`)
 					t.Errorf("on a phone the page is %.0f px wide, wider than the screen; too wide: %q", w, wide)
 				}
 				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("opslab-menu-toggle"))); err != nil {
