@@ -124,14 +124,16 @@ func (t *Tainter) Step(now time.Time, nodes []Node) []Change {
 	for _, n := range nodes {
 		ready[n.Name] = n.Ready
 	}
-	for _, name := range order {
-		z := t.zones[name]
+	for _, zoneName := range order {
+		z := t.zones[zoneName]
 		for len(z.queue) > 0 && z.bucket.tryAccept(now) {
-			name := z.queue[0]
+			node := z.queue[0]
 			z.queue = z.queue[1:] // stays in queued: tainted nodes are not queued again
-			if want, bad := ReadyTaint(ready[name]); bad {
-				t.tainted[name] = want
-				changes = append(changes, Change{At: now, Node: name, Taint: want, Added: true})
+			// A node that is Ready again by now is dropped, its token spent,
+			// as upstream's Try does.
+			if want, bad := ReadyTaint(ready[node]); bad {
+				t.tainted[node] = want
+				changes = append(changes, Change{At: now, Node: node, Taint: want, Added: true})
 			}
 		}
 	}
