@@ -1,0 +1,122 @@
+// Package lab holds the lab cluster: its kwokctl configuration and stages
+// (kwokctl.yaml), its nodes (nodes.yaml), the scripts behind make lab-up,
+// lab-down, lab-binaries and test (scripts/), the smoke suite that proves the
+// cluster real (e2e/), and the pinned sources of its binaries (tools/, a
+// module of its own). These tests check that the pieces agree with each
+// other; the smoke suite checks that they work.
+package lab
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// versions reads the versions that lab/scripts/versions.sh pins.
+func versions(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile("scripts/versions.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^([A-Z_]+_VERSION)=(\S+)$`).FindAllSubmatch(b, -1) {
+		out[string(m[1])] = string(m[2])
+	}
+	return out
+}
+
+func TestVersionsMatchTheToolsModule(t *testing.T) {
+	v := versions(t)
+	mod, err := os.ReadFile("tools/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"k8s.io/kubernetes":         v["KUBE_VERSION"],
+		"go.etcd.io/etcd/server/v3": v["ETCD_VERSION"],
+		"sigs.k8s.io/kwok":          v["KWOK_VERSION"],
+	}
+	for module, version := range want {
+		if version == "" {
+			t.Errorf("scripts/versions.sh pins no version for %s", module)
+			continue
+		}
+		line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(module) + ` (\S+)`).FindSubmatch(mod)
+		if line == nil || string(line[1]) != version {
+			t.Errorf("tools/go.mod requires %s %s, scripts/versions.sh says %s", module, line, version)
+		}
+	}
+	// Every staging module is replaced by the version of the same release,
+	// as k8s.io/kubernetes's own go.mod replaces them by its staging tree.
+	staging := strings.Replace(v["KUBE_VERSION"], "v1.", "v0.", 1)
+	for _, m := range regexp.MustCompile(`(?m)^\s+(k8s.io/\S+) => (\S+) (\S+)$`).FindAllSubmatch(mod, -1) {
+		if string(m[3]) != staging {
+			t.Errorf("tools/go.mod replaces %s by %s %s, want %s", m[1], m[2], m[3], staging)
+		}
+	}
+}
+
+type object struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
+}
+
+func readObjects(t *testing.T, file string) []object {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []object
+	for _, doc := range bytes.Split(b, []byte("\n---\n")) {
+		var o object
+		if err := yaml.Unmarshal(doc, &o); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if o.Kind != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func TestNodesSpanTwoZonesWithAPoolPerChapter(t *testing.T) {
+	zones, pools := map[string]int{}, map[string]int{}
+	nodes := readObjects(t, "nodes.yaml")
+	for _, n := range nodes {
+		zones[n.Metadata.Labels["topology.kubernetes.io/zone"]]++
+		pools[n.Metadata.Labels["opslab.dev/pool"]]++
+	}
+	if len(nodes) < 4 || len(zones) < 2 {
+		t.Errorf("%d nodes in %d zones, want at least 4 in 2", len(nodes), len(zones))
+	}
+	for _, p := range []string{"pdb", "taints", "shutdown"} {
+		if pools[p] < 2 {
+			t.Errorf("pool %s has %d nodes; its chapter moves pods between at least 2", p, pools[p])
+		}
+	}
+}
+
+func TestConfigHasTheStagesTheCourseNeeds(t *testing.T) {
+	// A configuration with any Stage gets none of kwokctl's defaults, so the
+	// ones the course still needs must be here, beside its own.
+	var stages []string
+	for _, o := range readObjects(t, "kwokctl.yaml") {
+		if o.Kind == "Stage" {
+			stages = append(stages, o.Metadata.Name)
+		}
+	}
+	want := []string{"node-initialize", "node-heartbeat-with-lease", "opslab-node-power-off", "pod-ready",
+		"opslab-pod-slow-start-running", "opslab-pod-slow-start-ready", "pod-complete", "pod-delete"}
+	if strings.Join(stages, " ") != strings.Join(want, " ") {
+		t.Errorf("stages = %v, want %v", stages, want)
+	}
+}
