@@ -46,9 +46,12 @@ func TestVersionsMatchTheToolsModule(t *testing.T) {
 			t.Errorf("scripts/versions.sh pins no version for %s", module)
 			continue
 		}
-		line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(module) + ` (\S+)`).FindSubmatch(mod)
-		if line == nil || string(line[1]) != version {
-			t.Errorf("tools/go.mod requires %s %s, scripts/versions.sh says %s", module, line, version)
+		got := "nothing"
+		if m := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(module) + ` (\S+)`).FindSubmatch(mod); m != nil {
+			got = string(m[1])
+		}
+		if got != version {
+			t.Errorf("tools/go.mod requires %s %s, scripts/versions.sh says %s", module, got, version)
 		}
 	}
 	// Every staging module is replaced by the version of the same release,
