@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"html"
@@ -130,9 +131,13 @@ func (r *nodeRenderer) badge(w util.BufWriter, src []byte, n gast.Node, entering
 		return gast.WalkContinue, nil
 	}
 	b := n.(*badge)
-	label := map[string]string{"passed": "passed", "failed": "failed", "skipped": "skipped", "missing": "not run", "": "test"}[b.state]
+	label := map[string]string{"passed": "passed", "failed": "failed", "skipped": "skipped", "missing": "not run", "tagged": "end-to-end", "": "test"}[b.state]
 	title := "a test proves this claim"
-	if b.state != "" {
+	switch b.state {
+	case "":
+	case "tagged":
+		title = "an end-to-end test: it needs a cluster and did not run for this build"
+	default:
 		title = "go test: " + label
 	}
 	fmt.Fprintf(w, `<span class="badge badge-%s" title="%s">%s</span>`, cmpOr(b.state, "proof"), title, label)
@@ -349,15 +354,46 @@ func (b *builder) proof(p *page, dir string, pr *prose.Proof) {
 		if d := path.Join(dir, pr.Dir); d != "." {
 			pkg += "/" + d
 		}
-		switch state = b.results.state(pkg, pr.Test); state {
-		case "passed":
-		case "missing":
+		state = b.results.state(pkg, pr.Test)
+		tags := b.buildTags(file)
+		switch {
+		case state == "passed":
+		case state == "missing" && tags != "":
+			// A test behind a build tag (an end-to-end test needs a
+			// cluster) did not run in this build's results: say so.
+			state = "tagged"
+		case state == "missing":
 			b.problem(p.srcName(), pr.Line, "proof %s (%s) has no result in %s: run go test -json on its package", pr.Test, pkg, b.cfg.Results)
 		default:
 			b.problem(p.srcName(), pr.Line, "proof %s (%s) %s in %s", pr.Test, pkg, state, b.cfg.Results)
 		}
 	}
 	n.Parent().InsertAfter(n.Parent(), n, &badge{state: state})
+}
+
+// buildTags returns the build constraint of a Go file ("e2e"), or "" if
+// it has none and go test runs it by default.
+func (b *builder) buildTags(file string) string {
+	if !strings.HasSuffix(file, ".go") {
+		return ""
+	}
+	data, err := os.ReadFile(b.abs(file))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if constraint.IsGoBuild(line) {
+			if expr, err := constraint.Parse(line); err == nil && !expr.Eval(func(string) bool { return false }) {
+				return expr.String()
+			}
+			return ""
+		}
+		if line != "" && !strings.HasPrefix(line, "//") {
+			return "" // the constraint comes before the package clause
+		}
+	}
+	return ""
 }
 
 // funcLine returns the line where a Go file of the repository declares

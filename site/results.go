@@ -5,21 +5,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // results holds the outcome of each test of a go test -json run, by
 // package and test name.
 type results map[string]string
 
-// readResults reads the output of go test -json. A test that failed in any
-// run counts as failed.
-func readResults(name string) (results, error) {
+// readResults reads the output of go test -json from one file or several,
+// separated by commas (the unit tests' and the end-to-end tests'). A test
+// that failed in any run counts as failed.
+func readResults(names string) (results, error) {
+	r := results{}
+	for _, name := range strings.Split(names, ",") {
+		if err := r.read(strings.TrimSpace(name)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r results) read(name string) error {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("reading test results: %w", err)
+		return fmt.Errorf("reading test results: %w", err)
 	}
 	defer f.Close()
-	r := results{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	line := 0
@@ -30,7 +41,7 @@ func readResults(name string) (results, error) {
 			continue // go test -json passes build output through as is
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("%s:%d: not go test -json output: %v", name, line, err)
+			return fmt.Errorf("%s:%d: not go test -json output: %v", name, line, err)
 		}
 		if ev.Test == "" {
 			continue
@@ -50,9 +61,9 @@ func readResults(name string) (results, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading test results: %w", err)
+		return fmt.Errorf("reading test results: %w", err)
 	}
-	return r, nil
+	return nil
 }
 
 // state returns passed, failed, skipped or missing for a test.

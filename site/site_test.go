@@ -305,6 +305,12 @@ func TestBuildFails(t *testing.T) {
 			want:    []string{ch1 + ":9: proof TestScript/drain_stalls (" + alphaPkg + "/alphasim) has no result in results.json: run go test -json on its package"},
 		},
 		{
+			name:    "failed end-to-end proof",
+			reason:  "a test behind a build tag may lack a result, but not fail",
+			results: append([]string{result("fail", alphaPkg, "TestEvictOnCluster")}, passing...),
+			want:    []string{"chapters/02-beta/README.md:8: proof TestEvictOnCluster (" + alphaPkg + ") failed in results.json"},
+		},
+		{
 			name:    "skipped proof",
 			reason:  "a skipped test proves nothing",
 			results: append([]string{result("skip", alphaPkg, "TestEvictAllowed")}, passing[2:]...),
@@ -360,6 +366,20 @@ func TestBuildWithResults(t *testing.T) {
 	ch1 := read(t, filepath.Join(out, "chapters/01-alpha/index.html"))
 	if n := strings.Count(ch1, `<span class="badge badge-passed" title="go test: passed">passed</span>`); n != 3 {
 		t.Errorf("chapter 1 has %d passed badges, want 3 (one per proof)", n)
+	}
+	ch2 := read(t, filepath.Join(out, "chapters/02-beta/index.html"))
+	want := `<a href="../01-alpha/e2e_test.go.html#L7" class="proof"><code>TestEvictOnCluster</code></a><span class="badge badge-tagged" title="an end-to-end test: it needs a cluster and did not run for this build">end-to-end</span>`
+	if !strings.Contains(ch2, want) {
+		t.Errorf("chapter 2: an end-to-end proof without a result is not shown as such: no %s", want)
+	}
+
+	// With the end-to-end results too (a second file), it shows its result.
+	e2e := filepath.Join(t.TempDir(), "e2e.json")
+	os.WriteFile(e2e, []byte(result("pass", alphaPkg, "TestEvictOnCluster")+"\n"), 0o644)
+	out = build(t, testRepo, results+","+e2e)
+	ch2 = read(t, filepath.Join(out, "chapters/02-beta/index.html"))
+	if !strings.Contains(ch2, `<code>TestEvictOnCluster</code></a><span class="badge badge-passed"`) {
+		t.Errorf("chapter 2: the end-to-end proof does not show its result from the second results file")
 	}
 }
 

@@ -29,6 +29,7 @@ not run.
   -out DIR         where to write the site (replaced on every build)
   -root DIR        the repository (default ".")
   -results FILE    go test -json output whose results the proof badges show
+                   (several files separated by commas)
   -serve ADDR      serve the site on ADDR (e.g. localhost:8080) after building
   -watch           with -serve: rebuild when a Markdown or Go file changes
 `

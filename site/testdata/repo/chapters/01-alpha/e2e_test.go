@@ -1,0 +1,7 @@
+//go:build e2e
+
+package alpha
+
+import "testing"
+
+func TestEvictOnCluster(t *testing.T) {}
