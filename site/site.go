@@ -17,8 +17,11 @@
 // Build runs the checks of package prose on every page: a stale or missing
 // quote, a proof naming a test that does not exist and a broken link or
 // anchor each fail the build, named by file and line. Given the results of
-// a go test -json run, every proof becomes a badge with its result, and a
-// proof whose test failed, was skipped or did not run fails the build.
+// a go test -json run (or several files, comma-separated), every proof
+// becomes a badge with its result, and a proof whose test failed, was
+// skipped or did not run fails the build. One exception: a test behind a
+// build tag (an end-to-end test, which needs a cluster) may have no result,
+// and its badge says it is an end-to-end test; a result it has counts.
 //
 // # Rendering
 //
