@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -335,6 +336,39 @@ func TestCourse(t *testing.T) {
 				plain := eval[string](t, ctx, `getComputedStyle(document.querySelector("article .chroma")).color`)
 				if kw == plain {
 					t.Errorf("a keyword has the colour of plain code (%s): highlighting has no style", kw)
+				}
+			})
+
+			t.Run("theme follows the system", func(t *testing.T) {
+				open(t, ctx, srv.URL+"/"+chapters[0])
+				eval[bool](t, ctx, `localStorage.removeItem("opslab-theme"), delete document.documentElement.dataset.theme, true`)
+				defer chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+				for _, c := range []struct{ scheme, bg string }{{"dark", "rgb(13, 17, 23)"}, {"light", "rgb(255, 255, 255)"}} {
+					if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+						Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: c.scheme}},
+					}); err != nil {
+						t.Fatal(err)
+					}
+					open(t, ctx, srv.URL+"/"+chapters[0])
+					if bg := eval[string](t, ctx, `getComputedStyle(document.body).backgroundColor`); bg != c.bg {
+						t.Errorf("with a %s system theme and no choice made, the background is %s, want %s", c.scheme, bg, c.bg)
+					}
+				}
+			})
+
+			t.Run("print hides the navigation", func(t *testing.T) {
+				open(t, ctx, srv.URL+"/"+chapters[0])
+				if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+					t.Fatal(err)
+				}
+				defer chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+				for _, sel := range []string{"#opslab-sidebar", "header.top", "nav.pager"} {
+					if d := eval[string](t, ctx, fmt.Sprintf(`getComputedStyle(document.querySelector(%q)).display`, sel)); d != "none" {
+						t.Errorf("printed, %s has display %s, want none", sel, d)
+					}
+				}
+				if d := eval[string](t, ctx, `getComputedStyle(document.querySelector("article")).display`); d == "none" {
+					t.Errorf("printed, the article is hidden")
 				}
 			})
 
