@@ -7,7 +7,8 @@
 // They build the course and a small test course of their own, serve each
 // on localhost, and check that every page loads with no console error, that
 // the sidebar navigates, that search finds a word only chapter 1 has (and
-// Japanese text), that code is highlighted, that the theme toggle switches
-// and remembers the theme, and that the menu works on a phone's screen. A
+// Japanese text), that code is highlighted, that the theme follows the
+// system until the reader toggles it and is remembered then, that printing
+// leaves the navigation out, and that the menu works on a phone's screen. A
 // screenshot of chapter 1 is written to .artifacts/ at the repository root.
 package browsertest
