@@ -69,6 +69,7 @@ func TestSite(t *testing.T) {
 		{"unstyled tokens carry no span", `<span class="kd">func</span> <span class="nf">Evict</span>(pods <span class="kt">int</span>, floor <span class="kt">int</span>) <span class="kt">bool</span> {`},
 		{"ASCII diagrams keep their spaces", "  node-1          node-2\n"},
 		{"indented blocks are kept, escaped, and scroll", `<div class="code"><pre tabindex="0" class="chroma"><code>a &lt;b&gt;diagram&lt;/b&gt; ---`},
+		{"a fence without a language is kept and escaped", `<div class="code" data-lang=""><pre class="chroma" tabindex="0"><code>&lt;i&gt;kept&lt;/i&gt;   as   it is` + "\n</code></pre></div>"},
 		{"tables align by attribute, not by style", `<th align="center">asks?</th>`},
 		{"footnotes", `<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" role="doc-noteref">1</a></sup>`},
 		{"script tags in Markdown are text", `&lt;script&gt;alert(1)&lt;/script&gt;`},

@@ -143,9 +143,10 @@ var markerRE = regexp.MustCompile(`^\s*<!--\s*quote\s+(\S+)\s*-->\s*$`)
 // IsMarker reports whether an HTML block's text is a quote marker (well
 // formed or not).
 func IsMarker(html []byte) bool {
-	return bytes.HasPrefix(bytes.TrimSpace(html), []byte("<!-- quote")) ||
-		bytes.HasPrefix(bytes.TrimSpace(html), []byte("<!--quote"))
+	return markerStartRE.Match(bytes.TrimSpace(html))
 }
+
+var markerStartRE = regexp.MustCompile(`^<!--\s*quote(\s|-->)`)
 
 // Parse reads and parses the Markdown file at path.
 func Parse(path string) (*Doc, error) {
@@ -199,6 +200,15 @@ func (d *Doc) walk(root ast.Node) {
 			d.Headings = append(d.Headings, Heading{Line: d.nodeLine(n), Level: n.Level, Text: t, ID: ids.Unique(Slug(t))})
 		case *ast.HTMLBlock:
 			d.marker(n)
+		case *ast.RawHTML:
+			var raw []byte
+			for i := 0; i < n.Segments.Len(); i++ {
+				seg := n.Segments.At(i)
+				raw = append(raw, seg.Value(d.Source)...)
+			}
+			if IsMarker(raw) {
+				d.markerProblems = append(d.markerProblems, d.problem(d.nodeLine(n), "quote marker %s is inside a paragraph: put it on a line of its own, right above its fenced block", strings.TrimSpace(string(raw))))
+			}
 		case *ast.Link:
 			d.link(n, string(n.Destination), false)
 		case *ast.Image:

@@ -294,6 +294,17 @@ func TestCheck(t *testing.T) {
 			want:   []string{`testdata/doc.md:1: malformed quote marker "<!-- quote a.go b.go -->": want <!-- quote PATH[#Decl|#Lx-Ly] -->`},
 		},
 		{
+			name:   "marker in a paragraph",
+			reason: "a marker in running text quotes nothing",
+			md:     "Text <!-- quote model.go#Cluster --> more.\n",
+			want:   []string{"testdata/doc.md:1: quote marker <!-- quote model.go#Cluster --> is inside a paragraph: put it on a line of its own, right above its fenced block"},
+		},
+		{
+			name:   "other comments",
+			reason: "a comment that merely starts with the word is no marker",
+			md:     "<!-- quoted from the upstream docs -->\n\nText <!-- quotes below -->.\n",
+		},
+		{
 			name:   "missing test",
 			reason: "a proof must name a test its file declares",
 			md:     "Claim ([`TestDrain`](model_test.go)).\n",
