@@ -47,13 +47,15 @@ test: ## every test: go test ./..., then the end-to-end suite on a private clust
 test-unit: ## the tests that need no cluster
 	@$(GO) test ./...
 
+chapter = $(or $(wildcard chapters/0$(1)-*),$(error there is no chapter $(1); the chapters are $(notdir $(wildcard chapters/*))))
+
 check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on your cluster
 	@lab/scripts/require-go.sh
-	@$(GO) test ./chapters/0$*-*/...
+	@$(GO) test ./$(call chapter,$*)/...
 	@$(GO) run ./cmd/labcheck --chapter $* --context $(OPSLAB_CONTEXT)
 
 solve-chapter-%: ## run chapter N's reference solution on your cluster
-	@chapters/0$*-*/lab/solve.sh
+	@$(call chapter,$*)/lab/solve.sh
 
 .PHONY: quotes
 quotes: ## rewrite every quoted region of the prose from its source
