@@ -13,7 +13,8 @@
   }
   function label() {
     var t = current();
-    toggle.textContent = t === "dark" ? "Light theme" : "Dark theme";
+    toggle.querySelector(".theme-icon").textContent = t === "dark" ? "☀" : "☾";
+    toggle.querySelector(".theme-label").textContent = t === "dark" ? "Light theme" : "Dark theme";
     toggle.setAttribute("aria-label", "Switch to the " + (t === "dark" ? "light" : "dark") + " theme");
   }
   if (toggle) {
@@ -137,6 +138,12 @@
   var timer;
   input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(show, 120); });
   input.addEventListener("focus", function () { load().catch(function () {}); }, { once: true });
+  document.addEventListener("click", function (e) {
+    if (!box.hidden && !e.target.closest(".search")) box.hidden = true;
+  });
+  box.addEventListener("keydown", function (e) {
+    if (e.key === "Escape") { box.hidden = true; input.focus(); }
+  });
   input.addEventListener("keydown", function (e) {
     if (e.key === "Enter") { clearTimeout(timer); show(); }
     if (e.key === "Escape") { input.value = ""; box.hidden = true; }
