@@ -175,10 +175,10 @@ func expected(b *Budget, pods []*Pod, scale func(owner string) int) (expectedPod
 // now, as buildDisruptedPodMap does: those of pods that still exist, are not
 // being deleted, and were approved less than DeletionTimeout ago.
 func disrupted(prev map[string]time.Duration, pods []*Pod, now time.Duration) map[string]time.Duration {
+	var out map[string]time.Duration
 	if len(prev) == 0 {
-		return nil
+		return out
 	}
-	out := map[string]time.Duration{}
 	for _, p := range pods {
 		at, ok := prev[p.Name]
 		if !ok || p.Terminating {
@@ -186,6 +186,9 @@ func disrupted(prev map[string]time.Duration, pods []*Pod, now time.Duration) ma
 		}
 		if at+DeletionTimeout < now {
 			continue // approved but never deleted: the controller gives up on it
+		}
+		if out == nil {
+			out = map[string]time.Duration{}
 		}
 		out[p.Name] = at
 	}

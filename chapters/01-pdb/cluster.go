@@ -35,6 +35,7 @@ type Pod struct {
 	Unready bool
 
 	budgets []*Budget // the budgets that select it, in creation order
+	gone    bool      // deleted from the cluster; still in Cluster.order until compacted
 }
 
 // Ready reports whether p is Ready at now: the condition the disruption
@@ -192,7 +193,7 @@ func (c *Cluster) AddController(ctl Controller) error {
 	ctl.ReadyAfter = ready
 	var placed []string
 	for _, p := range c.order {
-		if p.Owner == ctl.Name && c.pods[p.Name] == p {
+		if p.Owner == ctl.Name && !p.gone {
 			placed = append(placed, p.Name+on(p.Node))
 		}
 	}
@@ -262,7 +263,7 @@ func (c *Cluster) Pod(name string) (Pod, bool) {
 func (c *Cluster) Pods() []Pod {
 	var out []Pod
 	for _, p := range c.order {
-		if c.pods[p.Name] == p {
+		if !p.gone {
 			out = append(out, *p)
 		}
 	}
@@ -273,7 +274,7 @@ func (c *Cluster) Pods() []Pod {
 func (c *Cluster) PodsOn(node string) []string {
 	var out []string
 	for _, p := range c.order {
-		if p.Node == node && c.pods[p.Name] == p {
+		if p.Node == node && !p.gone {
 			out = append(out, p.Name)
 		}
 	}
@@ -321,7 +322,7 @@ func (c *Cluster) AddBudget(b Budget) error {
 	c.budgets = append(c.budgets, nb)
 	c.budgetsVersion++
 	for _, p := range c.order {
-		if c.pods[p.Name] == p && nb.Selector.Matches(p.Labels) {
+		if !p.gone && nb.Selector.Matches(p.Labels) {
 			p.budgets = append(p.budgets, nb)
 			c.budgetPods[nb] = append(c.budgetPods[nb], p)
 		}
@@ -420,7 +421,7 @@ func (c *Cluster) nextReady() (time.Duration, bool) {
 	found := false
 	var next time.Duration
 	for _, p := range c.notReady {
-		if c.pods[p.Name] != p || p.Phase != Running {
+		if p.gone || p.Phase != Running {
 			continue
 		}
 		if !found || p.ReadyAt < next {
@@ -435,7 +436,7 @@ func (c *Cluster) becomeReady() {
 	keep := c.notReady[:0]
 	changed := false
 	for _, p := range c.notReady {
-		if c.pods[p.Name] != p || p.Phase != Running {
+		if p.gone || p.Phase != Running {
 			continue
 		}
 		if p.ReadyAt > c.now {
@@ -545,6 +546,7 @@ func (c *Cluster) remove(p *Pod) {
 // forget deletes a pod from every index.
 func (c *Cluster) forget(p *Pod) {
 	delete(c.pods, p.Name)
+	p.gone = true
 	c.count(p, -1)
 	c.removed++
 	for _, b := range p.budgets {
@@ -552,7 +554,7 @@ func (c *Cluster) forget(p *Pod) {
 		c.dirty[b] = true
 	}
 	if c.removed > len(c.pods) {
-		c.order = slices.DeleteFunc(c.order, func(q *Pod) bool { return c.pods[q.Name] != q })
+		c.order = slices.DeleteFunc(c.order, func(q *Pod) bool { return q.gone })
 		c.removed = 0
 	}
 }
@@ -605,7 +607,7 @@ func (c *Cluster) reconcile(ctl *Controller) {
 	// prefers pods that are not Ready; the newest usually are not).
 	var mine []*Pod
 	for _, p := range c.order {
-		if p.Owner == ctl.Name && c.pods[p.Name] == p && !p.Terminating {
+		if p.Owner == ctl.Name && !p.gone && !p.Terminating {
 			mine = append(mine, p)
 		}
 	}
@@ -644,7 +646,7 @@ func (c *Cluster) place(p *Pod, ctl *Controller) {
 // schedulePending places pods that were waiting for a node.
 func (c *Cluster) schedulePending() {
 	for _, p := range c.order {
-		if c.pods[p.Name] != p || p.Phase != Pending || p.Node != "" {
+		if p.gone || p.Phase != Pending || p.Node != "" {
 			continue
 		}
 		ctl, ok := c.controllers[p.Owner]

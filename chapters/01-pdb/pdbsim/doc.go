@@ -3,7 +3,7 @@
 // happened, one line per event, each stamped with the logical clock:
 //
 //	t=0s evict web-1 on pdb-1: allowed (budget web allowed 1 disruption, 0 left)
-//	t=0s web-4 created on pdb-2, Ready at t=15s
+//	t=0s web-4 created on pdb-1, Ready at t=15s
 //
 // Usage:
 //
