@@ -76,6 +76,7 @@ func TestLooserFloorLetsDrainFinish(t *testing.T) {
 		{name: "more-replicas", reason: "4 replicas under minAvailable 3 leave one disruption", replicas: 4, floor: minAvailable(Int(3))},
 		{name: "min-2", reason: "a floor of 2 under 3 replicas leaves one disruption", replicas: 3, floor: minAvailable(Int(2))},
 		{name: "max-unavailable-1", reason: "maxUnavailable 1 says the same and follows the replicas when they change", replicas: 3, floor: maxUnavailable(Int(1))},
+		{name: "two-replicas-max-unavailable-1", reason: "two replicas that may lose one: every drain goes through, one pod at a time", replicas: 2, floor: maxUnavailable(Int(1))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
