@@ -18,9 +18,23 @@ GO ?= go
 help: ## list the targets
 	@grep -hE '^[a-z0-9%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-18s %s\n", $$1, $$2}'
 
+SITE_ADDR ?= localhost:8080
+
 .PHONY: start
 start: lab-up ## the learner's one command: start the lab cluster, then serve the course
-	@echo "start: the course is at chapters/01-pdb/README.md; make check-chapter-1 checks its lab"
+	@echo "start: serving the course at http://$(SITE_ADDR)/ (Ctrl-C stops the site; the cluster keeps running)"
+	@$(GO) run ./cmd/site -out site/out -serve $(SITE_ADDR) -watch
+
+.PHONY: site
+site: ## build the course site into site/out, with every proof's test result
+	@mkdir -p .artifacts
+	@$(GO) test -json ./... > .artifacts/unit-results.json || { $(GO) test ./... | grep -v '^ok'; exit 1; }
+	@$(GO) run ./cmd/site -out site/out -results .artifacts/unit-results.json
+	@echo "site: built into site/out; make serve serves it"
+
+.PHONY: serve
+serve: ## serve the course site on localhost and rebuild it when a chapter changes
+	@$(GO) run ./cmd/site -out site/out -serve $(SITE_ADDR) -watch
 
 .PHONY: lab-binaries
 lab-binaries: ## build kube-apiserver, etcd, kwok and friends from pinned sources (cached)

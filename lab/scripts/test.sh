@@ -2,14 +2,21 @@
 # test.sh is make test: the project's whole test suite.
 #
 #  1. go vet and go test ./... : models, claims, transcripts, prose quotes
-#     and proofs, the site; nothing here needs a cluster.
+#     and proofs, the site; then the site's browser tests in headless
+#     Chromium (installed from Debian's packages when missing). Nothing here
+#     needs a cluster.
 #  2. A private lab cluster, opslab-test, with its own kubeconfig, so a
 #     learner's opslab cluster and kubeconfig are never touched.
 #  3. The end-to-end suite on it: the cluster's smoke tests, then each
 #     chapter's comparisons of its model with the real control plane.
 #  4. Every chapter's lab checks: each must fail on the untouched cluster,
 #     then pass after the chapter's reference solution.
-#  5. The cluster is removed, whether the suite passed or failed.
+#  5. Grading the solved cluster as the least-privileged grader, which must
+#     change nothing.
+#  6. The site, built with the results of every suite: a proof whose test
+#     failed or did not run fails the build.
+#  The cluster is removed at the end, whether the suite passed or failed.
+#  Results and screenshots are left in .artifacts/.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
 cd "$OPSLAB_ROOT"
@@ -18,10 +25,19 @@ cd "$OPSLAB_ROOT"
 step() { printf '\n== %s\n' "$*"; }
 start=$SECONDS
 
+mkdir -p .artifacts "$LAB_CACHE"
+rm -f .artifacts/*-results.json
+go build -o "$LAB_CACHE/testlog" ./lab/testlog
+testlog() { "$LAB_CACHE/testlog" "$@"; }
+
 step "go vet ./..."
 go vet ./...
 step "go test ./..."
-go test ./...
+go test -json ./... | testlog .artifacts/unit-results.json
+
+step "browser tests in headless Chromium"
+lab/scripts/require-chromium.sh
+go test -tags browser -count=1 -json ./site/browsertest | testlog .artifacts/browser-results.json
 
 step "lab binaries"
 lab/scripts/build-binaries.sh
@@ -49,14 +65,14 @@ lab/scripts/lab-down.sh >/dev/null
 lab/scripts/lab-up.sh
 
 step "end-to-end: the lab cluster's smoke suite"
-go test -tags e2e -count=1 ./lab/e2e/
+go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json
 
 # The chapters' end-to-end tests are the test files with the e2e build tag.
 e2e_pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' chapters labcheck 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 if [ -n "$e2e_pkgs" ]; then
 	step "end-to-end: the chapters' models against the real control plane"
 	# shellcheck disable=SC2086
-	go test -tags e2e -count=1 -p 1 $e2e_pkgs
+	go test -tags e2e -count=1 -p 1 -json $e2e_pkgs | testlog .artifacts/e2e-results.json
 fi
 
 go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
@@ -72,4 +88,8 @@ for dir in chapters/*/; do
 done
 
 step "grading the solved cluster: as the opslab-grader service account, changing nothing"
-go test -tags solved -count=1 -run 'Grad|Missing' ./labcheck/
+go test -tags solved -count=1 -run 'Grad|Missing' -json ./labcheck/ | testlog .artifacts/grading-results.json
+
+step "the site, with every proof's result"
+results=$(ls .artifacts/*-results.json | paste -sd, -)
+go run ./cmd/site -out site/out -results "$results"
