@@ -50,7 +50,7 @@ func Checks() []labcheck.Check {
 			Claim:   "the application declares one floor; the disruption controller turns it into desiredHealthy and disruptionsAllowed",
 			Reads:   "the PodDisruptionBudgets of pdb-lab that select the web pods, and the status the disruption controller wrote",
 			Hints: []string{
-				"Apply lab/namespace.yaml, lab/web.yaml and lab/budget.yaml (step 1 of the lab).",
+				"Apply chapters/01-pdb/lab/namespace.yaml, web.yaml and budget.yaml (step 1 of the lab).",
 				"kubectl -n pdb-lab get pdb web -o yaml: status.desiredHealthy is the floor the controller computed; it must be at least 2, and status.observedGeneration must equal metadata.generation.",
 				"If you got the stalled drain going by deleting the budget or setting minAvailable to 0, put the floor back and add a replica instead: kubectl -n pdb-lab scale deployment web --replicas=4.",
 			},
