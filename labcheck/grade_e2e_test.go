@@ -38,6 +38,7 @@ func admin(t testing.TB) (*rest.Config, kubernetes.Interface) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.WarningHandler = rest.NoWarnings{} // listing everything meets deprecated kinds
 	return cfg, kubernetes.NewForConfigOrDie(cfg)
 }
 
