@@ -71,7 +71,10 @@ func (r *Result) Seen(format string, args ...any) {
 type Cluster struct {
 	Config *rest.Config
 	Kube   kubernetes.Interface
-	Client klient.Client // e2e-framework's client, for its resources and wait helpers
+
+	klientOnce sync.Once
+	klient     klient.Client
+	klientErr  error
 }
 
 // NewCluster returns a Cluster that talks to the server of cfg.
@@ -80,11 +83,16 @@ func NewCluster(cfg *rest.Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	kc, err := klient.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &Cluster{Config: cfg, Kube: kube, Client: kc}, nil
+	return &Cluster{Config: cfg, Kube: kube}, nil
+}
+
+// Klient returns e2e-framework's client for the cluster, for checks that
+// want its resources and wait helpers. It is made on first use: it reads
+// the server's discovery documents, which most checks never need and which
+// would slow the grading of a class.
+func (c *Cluster) Klient() (klient.Client, error) {
+	c.klientOnce.Do(func() { c.klient, c.klientErr = klient.New(c.Config) })
+	return c.klient, c.klientErr
 }
 
 var (

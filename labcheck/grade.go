@@ -171,11 +171,12 @@ func GraderRules() []rbacv1.PolicyRule {
 
 // Preflight asks the server, rule by rule of the opslab-grader role, whether
 // the caller may do what the checks do, and names the first verb and
-// resource it may not.
+// resource it may not. The questions are asked at once: they are many and
+// small, and a class is graded faster when they do not wait on each other.
 func Preflight(ctx context.Context, c *Cluster) error {
+	var attrs []authv1.SelfSubjectAccessReviewSpec
 	for _, rule := range GraderRules() {
 		for _, verb := range rule.Verbs {
-			var attrs []authv1.SelfSubjectAccessReviewSpec
 			for _, url := range rule.NonResourceURLs {
 				attrs = append(attrs, authv1.SelfSubjectAccessReviewSpec{NonResourceAttributes: &authv1.NonResourceAttributes{Path: url, Verb: verb}})
 			}
@@ -193,15 +194,27 @@ func Preflight(ctx context.Context, c *Cluster) error {
 					}
 				}
 			}
-			for _, a := range attrs {
-				review, err := c.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authv1.SelfSubjectAccessReview{Spec: a}, metav1.CreateOptions{})
-				if err != nil {
-					return fmt.Errorf("asking the server what the grader may do: %v", err)
-				}
-				if !review.Status.Allowed {
-					return fmt.Errorf("the grader may not %s; bind it to the opslab-grader ClusterRole (labcheck/rbac/grader.yaml)", describe(a))
-				}
+		}
+	}
+	errs := make([]error, len(attrs))
+	var wg sync.WaitGroup
+	for i, a := range attrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			review, err := c.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authv1.SelfSubjectAccessReview{Spec: a}, metav1.CreateOptions{})
+			switch {
+			case err != nil:
+				errs[i] = fmt.Errorf("asking the server what the grader may do: %v", err)
+			case !review.Status.Allowed:
+				errs[i] = fmt.Errorf("the grader may not %s; bind it to the opslab-grader ClusterRole (labcheck/rbac/grader.yaml)", describe(a))
 			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
