@@ -228,6 +228,9 @@ func TestPowerOffHoldsPodsUntilOutOfService(t *testing.T) {
 			})
 			poll(ctx, t, 60*time.Second, "db-0 marked for deletion", func(ctx context.Context) (bool, error) {
 				p, err := k.CoreV1().Pods(ns).Get(ctx, "db-0", metav1.GetOptions{})
+				if err == nil && string(p.UID) != oldUID {
+					return false, fmt.Errorf("db-0 was deleted and replaced on %s without the out-of-service taint: nothing held its deletion", p.Spec.NodeName)
+				}
 				return err == nil && p.DeletionTimestamp != nil, nil
 			})
 			// Longer than one pod GC period (20 s): nothing finishes the
