@@ -26,6 +26,11 @@ var templates = template.Must(template.ParseFS(embedded, "templates/*.html"))
 // own scripts, styles, images and search index; no inline script or style.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'"
 
+// DemoCSP is the policy of a page that places a demo: CSP, and WebAssembly
+// compiled from the site's own wasm ('wasm-unsafe-eval' allows that and no
+// JavaScript eval).
+const DemoCSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'"
+
 // assetFiles returns the static files every page uses, by output path.
 func assetFiles() map[string][]byte {
 	out := map[string][]byte{}
@@ -62,11 +67,18 @@ type layoutData struct {
 	InNav, IsIndex         bool
 	Prev, Next             *navLink
 	Results                bool
+	Scripts                []string // besides the site's own, deferred, in order
 }
 
 // layout wraps a page body in the site's layout.
-func (b *builder) layout(out, title string, body template.HTML, toc []prose.Heading) ([]byte, error) {
+func (b *builder) layout(out, title string, body template.HTML, toc []prose.Heading, dm *demo) ([]byte, error) {
 	d := layoutData{Lang: "en", Title: title, Root: rootURL(out), CSP: CSP, Body: body, TOC: toc, IsIndex: out == "index.html", Results: b.results != nil}
+	if dm != nil {
+		d.CSP = DemoCSP
+		// The chapter's script registers how to draw the demo before the
+		// site's loader looks for it.
+		d.Scripts = []string{relURL(out, "_assets/wasm_exec.js"), relURL(out, dm.uiOut()), relURL(out, "_assets/demo.js")}
+	}
 	if hasCJK(title) {
 		d.Lang = "ja"
 	}
@@ -114,7 +126,7 @@ func (b *builder) layoutAll() error {
 				toc = append(toc, h)
 			}
 		}
-		out, err := b.layout(p.out, p.title, p.body, toc)
+		out, err := b.layout(p.out, p.title, p.body, toc, p.demo)
 		if err != nil {
 			return err
 		}
@@ -283,7 +295,7 @@ func (b *builder) listing(dir string) error {
 	if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
 		return err
 	}
-	page, err := b.layout(out, dir+"/", template.HTML(body.String()), nil)
+	page, err := b.layout(out, dir+"/", template.HTML(body.String()), nil, nil)
 	if err != nil {
 		return err
 	}
@@ -330,7 +342,7 @@ func (b *builder) sourcePage(file string) error {
 		if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
 			return err
 		}
-		if page, err = b.layout(out, path.Base(file), template.HTML(body.String()), nil); err != nil {
+		if page, err = b.layout(out, path.Base(file), template.HTML(body.String()), nil, nil); err != nil {
 			return err
 		}
 		if len(page)+assetBytes() <= PageBudget {

@@ -97,6 +97,7 @@ func (r *nodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(gast.KindRawHTML, r.rawHTML)
 	reg.Register(kindBadge, r.badge)
 	reg.Register(gast.KindCodeBlock, r.codeBlock)
+	reg.Register(kindDemo, r.demo)
 }
 
 // codeBlock renders an indented code block (often an ASCII diagram) as
@@ -246,6 +247,7 @@ func (b *builder) render(p *page) error {
 	for _, pr := range p.doc.Proofs {
 		b.proof(p, dir, pr)
 	}
+	b.placeDemo(p)
 	var buf bytes.Buffer
 	if err := markdown.Renderer().Render(&buf, p.doc.Source, p.tree); err != nil {
 		return fmt.Errorf("rendering %s: %w", p.srcName(), err)

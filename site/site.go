@@ -32,6 +32,28 @@
 // markers among them). Pages carry a Content-Security-Policy that allows
 // nothing from outside the site, and no inline script or style.
 //
+// # Demos
+//
+// A chapter may have an interactive demo: a main package in its demo
+// directory that calls the chapter's model, built with GOOS=js GOARCH=wasm,
+// and demo.js beside it, which draws the demo from what the model returns.
+// The chapter's README places it with two comments around a short static
+// explanation, which a Git host shows as it is:
+//
+//	<!-- demo -->
+//	On the course site, this chapter's model runs here: ...
+//	<!-- /demo -->
+//
+// The site keeps the explanation, for readers without JavaScript, and adds
+// the demo's container; the reader starts the demo with a button, and only
+// then is the wasm fetched. Build compiles every demo, so a model change
+// that breaks a demo fails the build; compiled demos are kept under
+// .cache/demos by a hash of their inputs (the Go version, the flags, every
+// source file of the repository's packages they import and the versions of
+// the modules they import). wasm_exec.js comes from the Go distribution
+// that compiled them. A page with a demo allows WebAssembly in its policy
+// ('wasm-unsafe-eval', which allows no JavaScript eval); the others do not.
+//
 // # Search
 //
 // Build writes search-index.json, which the pages' script fetches on first
@@ -63,6 +85,9 @@ type Config struct {
 	Root    string // the repository: README.md, chapters/*/README.md, go.mod
 	Out     string // the output directory
 	Results string // a go test -json output file, or "" to build without results
+	// DemoCache keeps compiled demos by the hash of their inputs; ""
+	// means .cache/demos under Root.
+	DemoCache string
 }
 
 // A BuildError lists every problem that stopped a build.
@@ -85,6 +110,7 @@ type Stats struct {
 	Files   int      // files written, assets included
 	Proofs  int
 	Results bool // whether proofs were matched with results
+	Demos   []DemoStat
 }
 
 // outMarker is the file that marks a directory as one Build wrote, so that
@@ -155,6 +181,7 @@ type page struct {
 	body     template.HTML
 	headings []prose.Heading
 	sections []section // for search
+	demo     *demo     // the demo the page places, if any
 }
 
 // builder holds the state of one build.
@@ -169,6 +196,7 @@ type builder struct {
 	dirs      map[string]bool           // repo paths of directories shown as listings
 	copies    map[string]bool           // repo paths of files copied as they are
 	funcLines map[string]map[string]int // Go file -> function -> line
+	demos     []*demo
 	problems  []prose.Problem
 	stats     *Stats
 }
@@ -257,6 +285,13 @@ func (b *builder) run() error {
 			if err := b.render(p); err != nil {
 				return err
 			}
+		}
+	}
+	if len(b.problems) == 0 {
+		// A demo that no longer builds against its chapter's model fails
+		// the build like a stale quote.
+		if err := b.buildDemos(); err != nil {
+			return err
 		}
 	}
 	if len(b.problems) > 0 {

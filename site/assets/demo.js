@@ -1,0 +1,101 @@
+// Starts a chapter's demo: the chapter's Go model compiled to WebAssembly
+// (run by the Go distribution's wasm_exec.js) and the chapter's demo.js,
+// which registered the function that draws it as window.opslabDemoUI.
+// The wasm is fetched only when the reader asks for the demo.
+(function () {
+  "use strict";
+  var section = document.querySelector("section.demo[data-wasm]");
+  if (!section || typeof Go !== "function" || typeof WebAssembly !== "object") return;
+  var draw = window.opslabDemoUI;
+  if (typeof draw !== "function") return;
+
+  var bar = document.createElement("div");
+  bar.className = "demo-bar";
+  var start = document.createElement("button");
+  start.type = "button";
+  start.className = "demo-start";
+  start.textContent = "Run the demo";
+  var status = document.createElement("p");
+  status.className = "demo-status";
+  status.setAttribute("role", "status");
+  status.textContent = "It runs this chapter's Go model in your browser; nothing leaves the page.";
+  bar.appendChild(start);
+  bar.appendChild(status);
+  section.appendChild(bar);
+  section.dataset.state = "idle";
+
+  // h makes an element: h("button", {type: "button", text: "Evict"},
+  // [children]); attributes, except text (its text) and on* (listeners).
+  // h.svg makes SVG elements the same way. h.keep re-renders a region and
+  // gives the keyboard focus back to the control that had it (data-key).
+  function make(doc, tag, props, kids) {
+    var e = doc(tag);
+    Object.keys(props || {}).forEach(function (k) {
+      var v = props[k];
+      if (v === undefined || v === null || v === false) return;
+      if (k === "text") e.textContent = v;
+      else if (k.lastIndexOf("on", 0) === 0) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : String(v));
+    });
+    (kids || []).forEach(function (c) {
+      if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+  function h(tag, props, kids) {
+    return make(function (t) { return document.createElement(t); }, tag, props, kids);
+  }
+  h.svg = function (tag, props, kids) {
+    return make(function (t) { return document.createElementNS("http://www.w3.org/2000/svg", t); }, tag, props, kids);
+  };
+  h.keep = function (region, build) {
+    var a = document.activeElement, key = a && region.contains(a) ? a.getAttribute("data-key") : null;
+    region.replaceChildren.apply(region, build());
+    if (key) {
+      var again = region.querySelector('[data-key="' + key + '"]');
+      if (again && !again.disabled) again.focus();
+    }
+  };
+
+  function load() {
+    var go = new Go();
+    return fetch(section.dataset.wasm)
+      .then(function (r) {
+        if (!r.ok) throw new Error("fetching " + section.dataset.wasm + ": HTTP " + r.status);
+        return r.arrayBuffer();
+      })
+      .then(function (buf) {
+        section.dataset.bytes = String(buf.byteLength);
+        return WebAssembly.instantiate(buf, go.importObject);
+      })
+      .then(function (res) {
+        // The Go program's main registers its functions and waits for calls:
+        // run returns once it waits.
+        go.run(res.instance).catch(function (e) { fail(e); });
+        var api = window.opslabDemoAPI;
+        delete window.opslabDemoAPI;
+        if (!api) throw new Error("the model did not register its functions");
+        return api;
+      });
+  }
+  function fail(e) {
+    section.dataset.state = "failed";
+    start.disabled = false;
+    status.textContent = "The demo could not start: " + (e && e.message ? e.message : e);
+  }
+  start.addEventListener("click", function () {
+    start.disabled = true;
+    section.dataset.state = "loading";
+    status.textContent = "Loading the model…";
+    load().then(function (api) {
+      var live = document.createElement("div");
+      live.className = "demo-live";
+      section.appendChild(live);
+      draw(live, api, h);
+      bar.remove();
+      section.dataset.state = "ready";
+      var first = live.querySelector("button, input, select");
+      if (first) first.focus();
+    }).catch(fail);
+  });
+})();

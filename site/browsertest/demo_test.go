@@ -1,0 +1,270 @@
+//go:build browser
+
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// startDemo opens a chapter's page, starts its demo from the keyboard (the
+// start button, then Enter) and waits until the model has drawn it.
+func startDemo(t *testing.T, ctx context.Context, u string) {
+	t.Helper()
+	open(t, ctx, u)
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(".demo-start")), chromedp.KeyEvent("\r")); err != nil {
+		t.Fatalf("%s: starting the demo from the keyboard: %v", u, err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](`document.getElementById("opslab-demo").dataset.state === "ready"`,
+		chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		state := eval[string](t, ctx, `document.getElementById("opslab-demo").dataset.state + ": " + document.querySelector("#opslab-demo").innerText.slice(0, 300)`)
+		t.Fatalf("%s: the demo did not start (%s): %v", u, state, err)
+	}
+	// Every control is labelled for a screen reader and reachable by the
+	// keyboard (no tabindex takes it out of the order).
+	unlabelled := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#opslab-demo button, #opslab-demo input, #opslab-demo select")).filter(e => {
+		const label = e.getAttribute("aria-label") || (e.id && document.querySelector('label[for="' + e.id + '"]')?.textContent) || (e.tagName === "BUTTON" && e.textContent);
+		return !(label && label.trim()) || e.tabIndex < 0;
+	}).map(e => e.outerHTML.slice(0, 120))`)
+	for _, u := range unlabelled {
+		t.Errorf("a demo control has no label or cannot be reached by the keyboard: %s", u)
+	}
+}
+
+// shoot saves a screenshot of the demo under .artifacts/.
+func shoot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#opslab-demo")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(repoRoot, ".artifacts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", filepath.Join(dir, name), len(png))
+}
+
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		t.Fatalf("clicking %s: %v", sel, err)
+	}
+}
+
+// choose sets a select or an input as a reader would, and lets the demo
+// hear of it.
+func choose(t *testing.T, ctx context.Context, sel, value string) {
+	t.Helper()
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; e.dispatchEvent(new Event("change")); return true })()`, sel, value))
+}
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	return eval[string](t, ctx, fmt.Sprintf(`document.querySelector(%q)?.textContent ?? %q`, sel, "(no "+sel+")"))
+}
+
+// TestDemos clicks through each chapter's demo and checks that it shows
+// what the chapter's model says: the demos are the models compiled to
+// WebAssembly, so these are the chapters' claims seen in a browser.
+func TestDemos(t *testing.T) {
+	srv, out := serve(t, *courseRoot)
+	ctx := browser(t)
+	con := watch(t, ctx, srv.URL)
+	page := func(ch string) string { return srv.URL + "/chapters/" + ch + "/index.html" }
+	clean := func(t *testing.T) {
+		t.Helper()
+		time.Sleep(150 * time.Millisecond)
+		msgs, outside := con.take()
+		for _, m := range msgs {
+			t.Errorf("console %s", m)
+		}
+		for _, u := range outside {
+			t.Errorf("requested %s, outside the site", u)
+		}
+	}
+
+	t.Run("sizes", func(t *testing.T) {
+		for _, ch := range []string{"01-pdb", "02-taints", "03-apf", "04-node-shutdown"} {
+			fi, err := os.Stat(filepath.Join(out, "_demos", ch+".wasm"))
+			if err != nil {
+				t.Fatalf("the site has no demo for %s: %v", ch, err)
+			}
+			t.Logf("%s.wasm: %d bytes", ch, fi.Size())
+		}
+	})
+
+	t.Run("01-pdb floor 3 refuses, a crash goes through", func(t *testing.T) {
+		startDemo(t, ctx, page("01-pdb"))
+		choose(t, ctx, "#pdb-floor", "3")
+		click(t, ctx, `button[aria-label="Evict web-1"]`)
+		if got := eval[string](t, ctx, `document.querySelector(".demo-log li:last-child").dataset.kind`); got != "refused" {
+			t.Errorf("with a floor of 3 the eviction of web-1 is logged as %q, want refused; log ends %q", got, text(t, ctx, ".demo-log li:last-child"))
+		}
+		if got := text(t, ctx, ".demo-log li:last-child"); !strings.Contains(got, "refused 429") {
+			t.Errorf("the refusal gives no reason from the model: %q", got)
+		}
+		click(t, ctx, `button[aria-label="Crash web-2"]`)
+		log := eval[[]string](t, ctx, `Array.from(document.querySelectorAll(".demo-log li"), li => li.textContent)`)
+		if !strings.Contains(strings.Join(log, "\n"), "web-2 on pdb-2 crashed: no budget was asked") {
+			t.Errorf("the crash of web-2 is not in the log:\n%s", strings.Join(log, "\n"))
+		}
+		for sel, want := range map[string]string{`[data-count="allowed"]`: "Evictions allowed: 0", `[data-count="refused"]`: "refused: 1", `[data-count="crashed"]`: "crashes: 1"} {
+			if got := text(t, ctx, sel); got != want {
+				t.Errorf("count %s = %q, want %q", sel, got, want)
+			}
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll(".demo-table tbody tr").length`); n != 3 {
+			t.Errorf("after a crash the table shows %d pods, want 3 (the replacement is created at once)", n)
+		}
+		shoot(t, ctx, "demo-01-pdb.png")
+		clean(t)
+	})
+
+	t.Run("02-taints the 20 s pod leaves before the 3600 s pod", func(t *testing.T) {
+		startDemo(t, ctx, page("02-taints"))
+		click(t, ctx, `button[data-key="noschedule"]`)
+		click(t, ctx, `button[data-key="adv60"]`)
+		if got := eval[int](t, ctx, `document.querySelectorAll(".demo-log li[data-left-sec]").length`); got != 0 {
+			t.Errorf("a NoSchedule taint removed %d running pods, want none", got)
+		}
+		click(t, ctx, `button[data-key="noexecute"]`)
+		click(t, ctx, `button[data-key="adv10"]`)
+		click(t, ctx, `button[data-key="adv10"]`)
+		left := func(pod string) string {
+			return eval[string](t, ctx, fmt.Sprintf(`document.querySelector('.demo-log li[data-pod=%q]').dataset.leftSec ?? "on the node"`, pod))
+		}
+		if got := left("link-20s"); got != "80" {
+			t.Errorf("20 s after the NoExecute taint (added at t=60s) link-20s left at %s, want 80", got)
+		}
+		if got := left("link-3600s"); got != "on the node" {
+			t.Errorf("link-3600s left at %s after 20 s, want still on the node", got)
+		}
+		click(t, ctx, `button[data-key="adv3600"]`)
+		if got := left("link-3600s"); got != "3660" {
+			t.Errorf("link-3600s left at %s, want 3660 (an hour after the taint)", got)
+		}
+		if got := left("no-toleration"); got != "60" {
+			t.Errorf("no-toleration left at %s, want 60 (at once)", got)
+		}
+		if got := left("link-forever"); got != "on the node" {
+			t.Errorf("link-forever left at %s, want never", got)
+		}
+		order := eval[[]string](t, ctx, `Array.from(document.querySelectorAll(".demo-log li"), li => li.dataset.pod)`)
+		if strings.Join(order, " ") != "no-toleration link-20s link-3600s link-forever" {
+			t.Errorf("the timeline lists %q, want the order the pods leave", order)
+		}
+		shoot(t, ctx, "demo-02-taints.png")
+		clean(t)
+	})
+
+	t.Run("03-apf the runaway gets the 429s, the mice do not wait", func(t *testing.T) {
+		startDemo(t, ctx, page("03-apf"))
+		rows := func() int { return eval[int](t, ctx, `document.querySelectorAll('tr[data-flow]').length`) }
+		field := func(flow, f string) int {
+			return eval[int](t, ctx, fmt.Sprintf(`+document.querySelector('tr[data-flow$=%q] td[data-field=%q]').textContent`, flow, f))
+		}
+		if got := rows(); got != 5 {
+			t.Fatalf("with the runaway off the plot shows %d flows, want the 5 mice", got)
+		}
+		for i := range 5 {
+			if r := field(fmt.Sprintf("mouse-%d", i), "rejected"); r != 0 {
+				t.Errorf("runaway off: mouse-%d has %d 429s, want 0", i, r)
+			}
+		}
+		bars := eval[int](t, ctx, `document.querySelectorAll(".demo-chart svg rect").length`)
+		click(t, ctx, "#apf-runaway")
+		poll(t, ctx, "the plot shows the runaway", `document.querySelectorAll('tr[data-flow]').length === 6`)
+		if r := field("runaway-operator", "rejected"); r == 0 {
+			t.Errorf("runaway on: it has no 429s, want its excess refused")
+		}
+		for i := range 5 {
+			m := fmt.Sprintf("mouse-%d", i)
+			if r, w := field(m, "rejected"), field(m, "maxWait"); r != 0 || w > 130 {
+				t.Errorf("runaway on: %s has %d 429s and waits up to %d ticks, want 0 and at most 130", m, r, w)
+			}
+		}
+		if got := eval[int](t, ctx, `document.querySelectorAll(".demo-chart svg rect").length`); got <= bars {
+			t.Errorf("turning the runaway on left %d bars in the plot (%d before)", got, bars)
+		}
+		// The seat sliders answer the keyboard: one more share for
+		// workload-low gives it at least as many seats.
+		before := eval[string](t, ctx, `document.querySelector('tr[data-level="workload-low"] [data-field="nominal"]').textContent`)
+		if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#apf-shares-workload-low"))); err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after := eval[string](t, ctx, `document.querySelector('tr[data-level="workload-low"] [data-field="nominal"]').textContent`)
+		if after == before {
+			t.Errorf("50 more shares for workload-low left its seats at %q", after)
+		}
+		if got := eval[string](t, ctx, `document.activeElement.id`); got != "apf-shares-workload-low" {
+			t.Errorf("after redrawing, the focus is on %q, want the slider the reader moved", got)
+		}
+		shoot(t, ctx, "demo-03-apf.png")
+		clean(t)
+	})
+
+	t.Run("04-node-shutdown logind's limit cuts the chart", func(t *testing.T) {
+		startDemo(t, ctx, page("04-node-shutdown"))
+		if got := eval[string](t, ctx, `document.querySelector(".demo-chart svg").dataset.cut`); got != "true" {
+			t.Errorf("60 s asked, logind allows 30 s: the chart's cut is %q, want true; summary %q", got, text(t, ctx, "#opslab-demo [data-conflict]"))
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll(".demo-chart .mark-cut").length`); n != 1 {
+			t.Errorf("the chart draws %d cut lines, want 1", n)
+		}
+		if got := text(t, ctx, "#opslab-demo [data-conflict]"); !strings.Contains(got, "asks logind for 60 s") || !strings.Contains(got, "no graceful shutdown") {
+			t.Errorf("the summary says %q", got)
+		}
+		shoot(t, ctx, "demo-04-node-shutdown-cut.png")
+		// Masking the drop-in lets the kubelet's own win: no cut.
+		click(t, ctx, "#shutdown-masked")
+		if got := eval[string](t, ctx, `document.querySelector(".demo-chart svg").dataset.cut`); got != "false" {
+			t.Errorf("with the drop-in masked the chart's cut is %q, want false", got)
+		}
+		if got := eval[string](t, ctx, `document.querySelector('.demo-chart rect[data-pod="dns"]').dataset.end`); got != "60" {
+			t.Errorf("dns ends at %s, want 60 (after 20 s and 30 s groups, 10 s of its own)", got)
+		}
+		shoot(t, ctx, "demo-04-node-shutdown.png")
+		clean(t)
+	})
+
+	t.Run("without JavaScript the static explanation shows", func(t *testing.T) {
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
+		for _, ch := range []string{"01-pdb", "02-taints", "03-apf", "04-node-shutdown"} {
+			if err := chromedp.Do(ctx, chromedp.Navigate(page(ch))); err != nil {
+				t.Fatal(err)
+			}
+			static := eval[string](t, ctx, `document.querySelector("#opslab-demo .demo-static").innerText`)
+			if !strings.Contains(static, "On the course site") {
+				t.Errorf("%s without JavaScript: the static explanation reads %q", ch, static)
+			}
+			if n := eval[int](t, ctx, `document.querySelectorAll("#opslab-demo button").length`); n != 0 {
+				t.Errorf("%s without JavaScript: %d buttons that cannot work", ch, n)
+			}
+			if note := eval[string](t, ctx, `document.querySelector("#opslab-demo").innerText`); !strings.Contains(note, "needs JavaScript") {
+				t.Errorf("%s without JavaScript: no note that the demo needs it: %q", ch, note)
+			}
+		}
+		con.take()
+	})
+}
