@@ -31,6 +31,9 @@ func TestDaemonSetTolerations(t *testing.T) {
 		{"other_kept", "tolerations of other keys stay first",
 			[]Toleration{tolerate("opslab.dev/link-down", NoExecute, Seconds(20))}, false,
 			append([]Toleration{tolerate("opslab.dev/link-down", NoExecute, Seconds(20))}, base...)},
+		{"equal_kept", "only a toleration with the same key, operator, value and effect is replaced: an Equal one with seconds stays, first",
+			[]Toleration{{Key: KeyNotReady, Operator: Equal, Effect: NoExecute, Seconds: Seconds(60)}}, false,
+			append([]Toleration{{Key: KeyNotReady, Operator: Equal, Effect: NoExecute, Seconds: Seconds(60)}}, base...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,5 +55,18 @@ func TestDaemonSetPodsNeverLeave(t *testing.T) {
 		if got := Evict([]Taint{taint}, tols).Leave; got.Kind != Never {
 			t.Errorf("Evict(%v, daemonset) = %v, want never", taint, got)
 		}
+	}
+}
+
+// TestDaemonSetPodWithEqualTolerationLeaves: a template's not-ready
+// toleration written with operator Equal is not the one the DaemonSet
+// controller adds, so it stays, first; the taint eviction controller uses
+// the first toleration that matches, and the pod leaves after its seconds.
+func TestDaemonSetPodWithEqualTolerationLeaves(t *testing.T) {
+	own := Toleration{Key: KeyNotReady, Operator: Equal, Effect: NoExecute, Seconds: Seconds(60)}
+	tols := AdmitDefaults(DaemonSetTolerations([]Toleration{own}, false), DefaultTolerationSeconds)
+	taint := Taint{Key: KeyNotReady, Effect: NoExecute}
+	if got, want := Evict([]Taint{taint}, tols).Leave, after(60); got != want {
+		t.Errorf("Evict(%v, daemonset with %v) = %v, want %v", taint, own, got, want)
 	}
 }
