@@ -66,7 +66,8 @@ chapter = $(or $(wildcard chapters/0$(1)-*),$(error there is no chapter $(1); th
 check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on your cluster
 	@lab/scripts/require-go.sh
 	@$(GO) test ./$(call chapter,$*)/...
-	@$(GO) run ./cmd/labcheck --chapter $* --context $(OPSLAB_CONTEXT)
+	@$(GO) build -o .cache/bin/labcheck ./cmd/labcheck
+	@.cache/bin/labcheck --chapter $* --context $(OPSLAB_CONTEXT)
 
 solve-chapter-%: ## run chapter N's reference solution on your cluster
 	@$(call chapter,$*)/lab/solve.sh

@@ -88,6 +88,9 @@ func Connect(ctx context.Context, kubeconfig, kubeContext string, timeout time.D
 		if clientcmd.IsEmptyConfig(err) {
 			return nil, errors.New("no cluster is configured (no kubeconfig found); start the lab cluster with make lab-up")
 		}
+		if kubeContext != "" && strings.Contains(err.Error(), "does not exist") && strings.Contains(err.Error(), "context") {
+			return nil, fmt.Errorf("the kubeconfig has no context %q; start the lab cluster with make lab-up, or name another with --context", kubeContext)
+		}
 		return nil, fmt.Errorf("cannot read the kubeconfig: %s; check --kubeconfig and --context", oneLine(err))
 	}
 	cfg.Timeout = timeout
