@@ -44,8 +44,8 @@ type demo struct {
 	name string // the chapter's directory name, "01-pdb"
 	dir  string // its repository path, "chapters/01-pdb/demo"
 	page *page
-	line int // of the opening marker
-	wasm []byte
+	line int    // of the opening marker
+	wasm string // the compiled demo in the cache
 	ui   []byte
 }
 
@@ -224,7 +224,7 @@ func (b *builder) buildDemos() error {
 	slices.SortFunc(b.stats.Demos, func(x, y DemoStat) int { return strings.Compare(x.Name, y.Name) })
 	b.files["_assets/wasm_exec.js"] = execJS
 	for _, d := range b.demos {
-		b.files[d.wasmOut()] = d.wasm
+		b.links[d.wasmOut()] = d.wasm
 		b.files[d.uiOut()] = d.ui
 	}
 	return nil
@@ -255,8 +255,9 @@ func (b *builder) buildDemo(d *demo, cache, version string) (DemoStat, error) {
 	}
 	stat := DemoStat{Name: d.name}
 	file := filepath.Join(cache, d.name+"-"+key+".wasm")
-	if d.wasm, err = os.ReadFile(file); err == nil {
-		stat.Bytes, stat.Cached = len(d.wasm), true
+	d.wasm = file
+	if fi, err := os.Stat(file); err == nil {
+		stat.Bytes, stat.Cached = int(fi.Size()), true
 		return stat, nil
 	}
 	tmp, err := os.CreateTemp(cache, "."+d.name+"-*.wasm")
@@ -269,21 +270,45 @@ func (b *builder) buildDemo(d *demo, cache, version string) (DemoStat, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return stat, fmt.Errorf("the demo does not build (GOOS=js GOARCH=wasm go build ./%s):\n%s", d.dir, strings.TrimSpace(string(out)))
 	}
-	if d.wasm, err = os.ReadFile(tmp.Name()); err != nil {
+	fi, err := os.Stat(tmp.Name())
+	if err != nil {
 		return stat, err
 	}
 	if err := os.Rename(tmp.Name(), file); err != nil {
 		return stat, err
 	}
-	// Older builds of this demo are of no further use.
+	// Older builds of this demo are of no further use; a site that links
+	// one keeps its copy.
 	old, _ := filepath.Glob(filepath.Join(cache, d.name+"-*.wasm"))
 	for _, o := range old {
 		if o != file {
 			os.Remove(o)
 		}
 	}
-	stat.Bytes = len(d.wasm)
+	stat.Bytes = int(fi.Size())
 	return stat, nil
+}
+
+// linkOrCopy puts file src at dst: a hard link when both are on one file
+// system, which costs nothing for a demo of megabytes, and a copy otherwise.
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // demoKey hashes everything a demo's wasm is built from: the Go version,

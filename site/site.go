@@ -192,6 +192,7 @@ type builder struct {
 	pages     []*page
 	bySrc     map[string]*page
 	files     map[string][]byte         // output path -> content, besides pages
+	links     map[string]string         // output path -> a file put there as it is (compiled demos)
 	sources   map[string]bool           // repo paths of files shown as source pages
 	dirs      map[string]bool           // repo paths of directories shown as listings
 	copies    map[string]bool           // repo paths of files copied as they are
@@ -211,6 +212,7 @@ func newBuilder(cfg Config) (*builder, error) {
 		cfg:       cfg,
 		bySrc:     map[string]*page{},
 		files:     map[string][]byte{},
+		links:     map[string]string{},
 		sources:   map[string]bool{},
 		dirs:      map[string]bool{},
 		copies:    map[string]bool{},
@@ -414,7 +416,16 @@ func (b *builder) write(dir string) error {
 			return err
 		}
 	}
-	b.stats.Files = len(names)
+	for name, src := range b.links {
+		f := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return err
+		}
+		if err := linkOrCopy(src, f); err != nil {
+			return err
+		}
+	}
+	b.stats.Files = len(names) + len(b.links)
 	for _, p := range b.pages {
 		b.stats.Pages = append(b.stats.Pages, p.out)
 	}

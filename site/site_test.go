@@ -496,11 +496,24 @@ func TestCourse(t *testing.T) {
 
 var benchRoot = flag.String("site.root", "..", "the repository BenchmarkBuild builds")
 
-// BenchmarkBuild builds the whole course, every chapter.
+// BenchmarkBuild builds the whole course, every chapter, with the demos
+// from the repository's demo cache (after the first build, a warm one).
 func BenchmarkBuild(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "out")
 	for b.Loop() {
 		if _, err := Build(Config{Root: *benchRoot, Out: out}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildColdDemoCache builds the whole course with an empty demo
+// cache each time, so every demo is compiled (go build's own cache is left
+// as it is).
+func BenchmarkBuildColdDemoCache(b *testing.B) {
+	out := filepath.Join(b.TempDir(), "out")
+	for b.Loop() {
+		if _, err := Build(Config{Root: *benchRoot, Out: out, DemoCache: b.TempDir()}); err != nil {
 			b.Fatal(err)
 		}
 	}
