@@ -32,7 +32,7 @@ window.opslabDemoUI = function (root, api, h) {
     var value = field === "shares" ? l.shares : l.lendablePercent;
     var input = h("input", { type: "range", id: id, min: min, max: max, step: 1, value: value, "data-key": id,
       oninput: function () { setLevel(l.name, field, +input.value); } });
-    return [h("label", { for: id, text: label + " " }), input, h("output", { for: id, text: " " + value + (field === "shares" ? "" : " %") })];
+    return h("div", {}, [h("label", { for: id, text: label }), input, h("output", { for: id, text: value + (field === "shares" ? "" : " %") })]);
   }
   function renderSeats() {
     var total = 0;
@@ -51,8 +51,8 @@ window.opslabDemoUI = function (root, api, h) {
           ]);
           return h("tr", { "data-level": l.name }, [
             h("th", { scope: "row", text: l.name + (limited ? "" : " (" + l.type + ")") }),
-            h("td", { class: "demo-sliders" }, limited ? slider(l, "shares", 1, 200, "shares").concat([h("br")], slider(l, "lendable", 0, 100, "lendable")) : ["not limited"]),
-            h("td", {}, [bar, h("span", { "data-field": "nominal", text: " " + l.nominal + " nominal, " + l.lendable + " lendable" })]),
+            h("td", { class: "demo-sliders" }, limited ? [slider(l, "shares", 1, 200, "shares"), slider(l, "lendable", 0, 100, "lendable")] : ["not limited"]),
+            h("td", {}, [h("div", { class: "seat-cell" }, [bar, h("span", { "data-field": "nominal", text: l.nominal + " nominal, " + l.lendable + " lendable" })])]),
           ]);
         })),
       ])];

@@ -81,7 +81,7 @@ window.opslabDemoUI = function (root, api, h) {
     var end = Math.max(r.requested, r.end, 1);
     if (!r.limit.infinite && r.limit.seconds < end * 2) end = Math.max(end, r.limit.seconds);
     end = Math.ceil(end * 1.08);
-    var W = 640, L = 150, R = 16, rowH = 22;
+    var W = 640, L = 200, R = 16, rowH = 22;
     var lines = [];
     r.groups.forEach(function (g) {
       lines.push({ group: g });
