@@ -115,6 +115,13 @@ func build(cfg site.Config, stdout, stderr io.Writer) bool {
 		return false
 	}
 	fmt.Fprintf(stdout, "built %s (%s, %s) into %s in %v\n", count(len(st.Pages), "page"), count(st.Files, "file"), count(st.Proofs, "proof"), cfg.Out, time.Since(start).Round(time.Millisecond))
+	for _, d := range st.Demos {
+		how := "compiled"
+		if d.Cached {
+			how = "from the cache"
+		}
+		fmt.Fprintf(stdout, "demo %s: %.1f MB of wasm, %s\n", d.Name, float64(d.Bytes)/1e6, how)
+	}
 	return true
 }
 
