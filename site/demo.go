@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"os"
 	"os/exec"
@@ -223,9 +224,16 @@ func (b *builder) buildDemos() error {
 	}
 	slices.SortFunc(b.stats.Demos, func(x, y DemoStat) int { return strings.Compare(x.Name, y.Name) })
 	b.files["_assets/wasm_exec.js"] = execJS
+	size := map[string]int{}
+	for _, st := range b.stats.Demos {
+		size[st.Name] = st.Bytes
+	}
 	for _, d := range b.demos {
 		b.links[d.wasmOut()] = d.wasm
 		b.files[d.uiOut()] = d.ui
+		// The start button says how much the reader is about to download.
+		attr := fmt.Sprintf(`data-demo="%s"`, html.EscapeString(d.name))
+		d.page.body = template.HTML(strings.Replace(string(d.page.body), attr, fmt.Sprintf(`%s data-bytes="%d"`, attr, size[d.name]), 1))
 	}
 	return nil
 }

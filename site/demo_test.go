@@ -91,7 +91,8 @@ func TestDemo(t *testing.T) {
 		{"the Go runtime's script, then the chapter's, then the loader", `<script src="../../_assets/wasm_exec.js" defer></script>
 <script src="../../_demos/02-beta.js" defer></script>
 <script src="../../_assets/demo.js" defer></script>`},
-		{"the container names its wasm", `<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, live" data-demo="02-beta" data-wasm="../../_demos/02-beta.wasm">`},
+		{"the container says how large the demo is", `<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, live" data-demo="02-beta" data-bytes="`},
+		{"the container names its wasm", ` data-wasm="../../_demos/02-beta.wasm">`},
 		{"the static explanation stays", "<div class=\"demo-static\">\n<p>On the course site, the model runs here.</p>\n</div>"},
 		{"readers without JavaScript are told", `<noscript><p class="demo-note">`},
 	} {

@@ -14,7 +14,8 @@
   var start = document.createElement("button");
   start.type = "button";
   start.className = "demo-start";
-  start.textContent = "Run the demo";
+  var mb = +section.dataset.bytes / 1e6;
+  start.textContent = "Run the demo" + (mb ? " (" + (mb < 10 ? mb.toFixed(1) : Math.round(mb)) + " MB to download)" : "");
   var status = document.createElement("p");
   status.className = "demo-status";
   status.setAttribute("role", "status");
@@ -65,7 +66,6 @@
         return r.arrayBuffer();
       })
       .then(function (buf) {
-        section.dataset.bytes = String(buf.byteLength);
         return WebAssembly.instantiate(buf, go.importObject);
       })
       .then(function (res) {
