@@ -354,3 +354,44 @@ func TestMatchingListsTies(t *testing.T) {
 		t.Errorf("Matching (-want +got):\n%s", diff)
 	}
 }
+
+// TestDefaultDistinguisherMethods reads the method of every default schema:
+// ByNamespace for the controller manager, the scheduler and kube-system's
+// accounts, none for the two schemas of the exempt level, ByUser for the rest.
+func TestDefaultDistinguisherMethods(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		want         string
+	}{
+		{"exempt", "the exempt level has no queues, so no flows", ""},
+		{"probes", "goes to the exempt level too", ""},
+		{"system-leader-election", "each leader-electing user is a flow", "ByUser"},
+		{"system-node-high", "each node is a flow", "ByUser"},
+		{"system-nodes", "each node is a flow", "ByUser"},
+		{"kube-controller-manager", "its flows are the namespaces it works in", "ByNamespace"},
+		{"kube-scheduler", "its flows are the namespaces it works in", "ByNamespace"},
+		{"kube-system-service-accounts", "its flows are namespaces", "ByNamespace"},
+		{"service-accounts", "each account is a flow", "ByUser"},
+		{"global-default", "each user is a flow", "ByUser"},
+		{"catch-all", "each user is a flow", "ByUser"},
+	}
+	fss, _ := defaultObjects()
+	methods := map[string]string{}
+	for _, fs := range fss {
+		methods[fs.Name] = ""
+		if dm := fs.Spec.DistinguisherMethod; dm != nil {
+			methods[fs.Name] = string(dm.Type)
+		}
+	}
+	if len(methods) != len(tests) {
+		t.Errorf("%d default schemas, the table lists %d", len(methods), len(tests))
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := methods[tt.name]
+			if !ok || got != tt.want {
+				t.Errorf("distinguisherMethod of %s = %q (present %v), want %q (%s)", tt.name, got, ok, tt.want, tt.reason)
+			}
+		})
+	}
+}
