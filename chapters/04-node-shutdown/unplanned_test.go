@@ -35,7 +35,7 @@ func TestUnplannedOutOfServiceNeedsNotReady(t *testing.T) {
 		{name: "taint on a Ready node", reason: "the pod GC leaves a Ready node's pod to its kubelet, which ends it after its 60s grace",
 			events: []Event{{5 * s, DeleteRequested}, {12 * s, TaintOutOfService}}, grace: 60 * s,
 			wantGone: at(65 * s), wantBy: ByKubelet},
-		{name: "not terminating", reason: "the pod GC only collects pods that are already being deleted (on a cluster, the taint eviction controller would delete this pod under the NoExecute taint; Simulate takes deletions as events)",
+		{name: "not terminating", reason: "the pod GC only collects pods already being deleted (on a cluster the taint eviction controller deletes this one; Simulate takes deletions as events)",
 			events:   []Event{{0, NodeNotReady}, {12 * s, TaintOutOfService}},
 			wantGone: Moment{Never: true}},
 		{name: "taint removed before the run", reason: "the taint must be there when the pod GC looks",
