@@ -245,6 +245,20 @@ func TestDemos(t *testing.T) {
 		clean(t)
 	})
 
+	t.Run("on a phone a demo scrolls inside itself", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2))); err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900))
+		for _, ch := range []string{"01-pdb", "02-taints", "03-apf", "04-node-shutdown"} {
+			startDemo(t, ctx, page(ch))
+			if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+				t.Errorf("%s: with the demo running the page is %.0f px wide on a 390 px screen", ch, w)
+			}
+		}
+		clean(t)
+	})
+
 	t.Run("without JavaScript the static explanation shows", func(t *testing.T) {
 		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 			t.Fatal(err)
