@@ -11,16 +11,21 @@ import (
 )
 
 // A demo of the test course: a main package for GOOS=js, GOARCH=wasm that
-// registers one function, and the script that draws it.
+// calls the model of chapter 1 and registers what it says, and the script
+// that draws it.
 const (
 	demoMain = `//go:build js && wasm
 
 package main
 
-import "syscall/js"
+import (
+	"syscall/js"
+
+	alpha "example.com/course/chapters/01-alpha"
+)
 
 func main() {
-	js.Global().Set("opslabDemoAPI", js.ValueOf(map[string]any{"answer": 42}))
+	js.Global().Set("opslabDemoAPI", js.ValueOf(map[string]any{"answer": 42, "evict": alpha.Evict(3, 2)}))
 	select {}
 }
 `
@@ -126,6 +131,16 @@ func TestDemo(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(cache, "02-beta-*.wasm")); len(m) != 1 {
 		t.Errorf("the cache holds %d builds of 02-beta, want only the latest", len(m))
 	}
+	// So is a demo whose model changed; a change to the model's tests is not
+	// a change to the demo.
+	appendTo(t, filepath.Join(repo, "chapters/01-alpha/model_test.go"), "\n// A comment.\n")
+	if st, err = Build(Config{Root: repo, Out: out, DemoCache: cache}); err != nil || !st.Demos[0].Cached {
+		t.Errorf("after a change to the model's tests: err %v, cached %v; want the cached demo", err, st != nil && st.Demos[0].Cached)
+	}
+	appendTo(t, filepath.Join(repo, "chapters/01-alpha/model.go"), "\n// Spare is new.\nfunc Spare() {}\n")
+	if st, err = Build(Config{Root: repo, Out: out, DemoCache: cache}); err != nil || st.Demos[0].Cached {
+		t.Errorf("after a change to the model: err %v, cached %v; want the demo compiled again", err, st != nil && st.Demos[0].Cached)
+	}
 }
 
 func TestDemoProblems(t *testing.T) {
@@ -140,6 +155,16 @@ func TestDemoProblems(t *testing.T) {
 			reason: "a demo that no longer builds against its model fails the build",
 			breakIt: func(t *testing.T, repo string) {
 				edit(t, filepath.Join(repo, "chapters/02-beta/demo/main.go"), "select {}", "undefinedCall()")
+			},
+			want: "chapters/02-beta/demo:0: the demo does not build (GOOS=js GOARCH=wasm go build ./chapters/02-beta/demo):",
+		},
+		{
+			name:   "model changed under the demo",
+			reason: "a model change that breaks the demo fails the build",
+			breakIt: func(t *testing.T, repo string) {
+				edit(t, filepath.Join(repo, "chapters/01-alpha/model.go"), "func Evict(", "func EvictPod(")
+				// The prose quotes Evict: keep the quote true, so that only the demo breaks.
+				edit(t, filepath.Join(repo, "chapters/01-alpha/README.md"), "<!-- quote model.go#Evict -->", "")
 			},
 			want: "chapters/02-beta/demo:0: the demo does not build (GOOS=js GOARCH=wasm go build ./chapters/02-beta/demo):",
 		},
