@@ -11,4 +11,12 @@
 // system until the reader toggles it and is remembered then, that printing
 // leaves the navigation out, and that the menu works on a phone's screen. A
 // screenshot of chapter 1 is written to .artifacts/ at the repository root.
+//
+// TestDemos starts each chapter's demo from the keyboard, checks that every
+// control is labelled, clicks through it and asserts what the chapter's
+// model says (a floor of 3 refuses an eviction and a crash goes through;
+// the 20 s pod leaves before the 3600 s pod; the runaway alone receives
+// 429s; logind's limit cuts the Gantt chart), that a running demo fits a
+// phone's screen, and that without JavaScript the static explanation
+// shows; each demo's screenshot is written to .artifacts/ too.
 package browsertest
