@@ -162,6 +162,29 @@ func TestEvictGenerationNotObserved(t *testing.T) {
 	}
 }
 
+// Only an eviction that would spend the budget waits for the new generation:
+// a pod that is not Ready and that the policy lets go is deleted before the
+// generation is looked at, as in upstream's Create.
+func TestEvictUnreadyPodSkipsGenerationCheck(t *testing.T) {
+	// Five replicas, four Ready, a floor of 3: one disruption is allowed,
+	// so a refusal of a Ready pod can only come from the generation.
+	c := web(t, 5, minAvailable(Int(3)))
+	if err := c.SetReady("web-2", false); err != nil {
+		t.Fatal(err)
+	}
+	c.StopController()
+	if err := c.UpdateBudget("web", func(b *Budget) { b.UnhealthyPodEvictionPolicy = AlwaysAllow }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"The disruption budget web is still being processed by the server."}
+	if d := c.Evict("web-1"); d.Allowed || d.Code != 429 || !cmp.Equal(want, d.Causes) {
+		t.Errorf("Evict(web-1), Ready, before the controller saw the new generation = %s, want refused with 429 and causes %q", d, want)
+	}
+	if d := c.Evict("web-2"); !d.Allowed {
+		t.Errorf("Evict(web-2), not Ready under AlwaysAllow, before the controller saw the new generation = %s, want allowed", d)
+	}
+}
+
 // The eviction subresource does not count pods: it spends what the status
 // says. With the controller stopped, evictions spend the last
 // disruptionsAllowed and then stay refused even after replacements are
