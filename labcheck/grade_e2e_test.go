@@ -9,7 +9,6 @@ package labcheck_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -28,13 +27,14 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
 )
 
 func admin(t testing.TB) (*rest.Config, kubernetes.Interface) {
 	t.Helper()
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: os.Getenv("OPSLAB_CONTEXT")}).ClientConfig()
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: labenv.Kubeconfig()}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: labenv.Context()}).ClientConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func graderKubeconfig(t testing.TB, sa, role string) string {
 
 func kubectl(t testing.TB, args ...string) string {
 	t.Helper()
-	args = append([]string{"--context", os.Getenv("OPSLAB_CONTEXT")}, args...)
+	args = append([]string{"--kubeconfig", labenv.Kubeconfig(), "--context", labenv.Context()}, args...)
 	out, err := exec.Command("kubectl", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -21,27 +21,19 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/e2e-framework/pkg/env"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	pdb "github.com/opslab/opslab/chapters/01-pdb"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 var testenv env.Environment
 
 func TestMain(m *testing.M) {
-	kubeconfig := os.Getenv("KUBECONFIG")
-	if kubeconfig == "" {
-		kubeconfig = clientcmd.RecommendedHomeFile
-	}
-	kubeContext := os.Getenv("OPSLAB_CONTEXT")
-	if kubeContext == "" {
-		kubeContext = "kwok-opslab"
-	}
-	testenv = env.NewWithConfig(envconf.NewWithKubeConfig(kubeconfig).WithKubeContext(kubeContext))
+	testenv = env.NewWithConfig(labenv.Config())
 	os.Exit(testenv.Run(m))
 }
 

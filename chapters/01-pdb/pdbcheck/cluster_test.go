@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
+	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
 )
 
@@ -17,12 +18,8 @@ import (
 // PDBCHECK_EXPECT=fail or pass it asserts that every check had that outcome:
 // fail on an untouched cluster, pass after lab/solve.sh.
 func TestChecksOnCluster(t *testing.T) {
-	kubeContext := os.Getenv("OPSLAB_CONTEXT")
-	if kubeContext == "" {
-		kubeContext = "kwok-opslab"
-	}
 	ctx := context.Background()
-	c, err := labcheck.Connect(ctx, os.Getenv("KUBECONFIG"), kubeContext, 10*time.Second)
+	c, err := labcheck.Connect(ctx, labenv.Kubeconfig(), labenv.Context(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"os"
 	"testing"
 
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/e2e-framework/pkg/env"
-	"sigs.k8s.io/e2e-framework/pkg/envconf"
+
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 var (
@@ -22,14 +22,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	kubeconfig = os.Getenv("KUBECONFIG")
-	if kubeconfig == "" {
-		kubeconfig = clientcmd.RecommendedHomeFile
-	}
-	kubeContext = os.Getenv("OPSLAB_CONTEXT")
-	if kubeContext == "" {
-		kubeContext = "kwok-opslab"
-	}
-	testenv = env.NewWithConfig(envconf.NewWithKubeConfig(kubeconfig).WithKubeContext(kubeContext))
+	kubeconfig, kubeContext = labenv.Kubeconfig(), labenv.Context()
+	testenv = env.NewWithConfig(labenv.Config())
 	os.Exit(testenv.Run(m))
 }

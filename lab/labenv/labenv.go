@@ -1,0 +1,38 @@
+// Package labenv names the lab cluster that the course's end-to-end tests
+// run against: the kubeconfig file of $KUBECONFIG (default ~/.kube/config)
+// and the context of $OPSLAB_CONTEXT (default kwok-opslab, the learner's
+// cluster). make test sets both to its own private cluster.
+package labenv
+
+import (
+	"os"
+	"path/filepath"
+
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+)
+
+// DefaultContext is the kubectl context of the learner's cluster, opslab.
+const DefaultContext = "kwok-opslab"
+
+// Kubeconfig returns the kubeconfig file the tests read: the first of
+// $KUBECONFIG's files, or ~/.kube/config.
+func Kubeconfig() string {
+	if k := os.Getenv("KUBECONFIG"); k != "" {
+		return filepath.SplitList(k)[0]
+	}
+	return clientcmd.RecommendedHomeFile
+}
+
+// Context returns the kubeconfig context the tests use.
+func Context() string {
+	if c := os.Getenv("OPSLAB_CONTEXT"); c != "" {
+		return c
+	}
+	return DefaultContext
+}
+
+// Config returns e2e-framework's configuration for the lab cluster.
+func Config() *envconf.Config {
+	return envconf.NewWithKubeConfig(Kubeconfig()).WithKubeContext(Context())
+}
