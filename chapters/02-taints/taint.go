@@ -3,8 +3,6 @@ package taints
 import (
 	"fmt"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // An Effect says what a taint does to pods that do not tolerate it.
@@ -142,10 +140,10 @@ func ParseTaint(s string) (Taint, error) {
 		return Taint{}, fmt.Errorf("taint %q has effect %q: want NoSchedule, PreferNoSchedule or NoExecute", s, effect)
 	}
 	key, value, _ := strings.Cut(kv, "=")
-	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+	if errs := isQualifiedName(key); len(errs) > 0 {
 		return Taint{}, fmt.Errorf("taint %q has invalid key %q: %s", s, key, errs[0])
 	}
-	if errs := validation.IsValidLabelValue(value); len(errs) > 0 {
+	if errs := isLabelValue(value); len(errs) > 0 {
 		return Taint{}, fmt.Errorf("taint %q has invalid value %q: %s", s, value, errs[0])
 	}
 	return Taint{Key: key, Value: value, Effect: effect}, nil
