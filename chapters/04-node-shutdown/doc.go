@@ -7,16 +7,11 @@
 // The kubelet (k8s.io/kubernetes pkg/kubelet/nodeshutdown, v1.36.3) holds a
 // systemd-logind inhibitor lock. When logind announces a shutdown, the kubelet
 // marks its node NotReady, refuses new pods and ends the running ones group by
-// group, lowest priority first. [Validate] refuses a KubeletConfiguration the
-// kubelet would refuse (pkg/kubelet/apis/config/validation) and turns the
-// accepted one into priority [Group]s, as the kubelet's migrateConfig does for
-// the two-value form. [Plan] places pods in groups exactly as upstream's
-// groupByPriority does and gives every pod its start, grace and end on a clock
-// that starts when the shutdown is announced.
-//
-// The kubelet can only delay a shutdown for as long as logind lets it.
-// [EffectiveInhibitDelay] reads logind.conf and its drop-ins by systemd's rules
-// and [CheckLogind] says whether the kubelet's own override survives them.
+// group, lowest priority first. Package [graceful] models it on plain Go
+// types, without Kubernetes packages, so that the course site can run it in
+// the browser. This package takes the same inputs as the kubelet does:
+// [Validate] reads a KubeletConfiguration and [NewPlan] core/v1 Pods, and both
+// hand them to package graceful, the one implementation.
 //
 // # Unplanned shutdown
 //

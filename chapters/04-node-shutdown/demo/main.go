@@ -23,6 +23,7 @@ import (
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
+	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
 )
 
 // dropIn is the drop-in Debian's unattended-upgrades package ships.
@@ -58,15 +59,15 @@ func plan(in js.Value) (any, error) {
 	}
 	pl := shutdown.NewPlan(cfg, pods)
 
-	var files []shutdown.LogindFile
+	var files []graceful.LogindFile
 	if in.Get("dropIn").Bool() {
-		files = append(files, shutdown.LogindFile{Layer: shutdown.Lib, Name: dropIn,
+		files = append(files, graceful.LogindFile{Layer: graceful.Lib, Name: dropIn,
 			Content: "[Login]\nInhibitDelayMaxSec=" + strconv.Itoa(in.Get("dropInSeconds").Int()) + "\n"})
 		if in.Get("masked").Bool() {
-			files = append(files, shutdown.LogindFile{Layer: shutdown.Etc, Name: dropIn, Masked: true})
+			files = append(files, graceful.LogindFile{Layer: graceful.Etc, Name: dropIn, Masked: true})
 		}
 	}
-	rep := shutdown.CheckLogind(files, pl.Requested)
+	rep := graceful.CheckLogind(files, pl.Requested)
 
 	var groups []any
 	for _, g := range pl.Groups {

@@ -1,12 +1,10 @@
-package shutdown
+package graceful
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"time"
-
-	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 )
 
 // Priorities the kubelet uses when it turns the two-value form
@@ -35,6 +33,23 @@ type Group struct {
 	Seconds  int64
 }
 
+// Settings are the fields of the kubelet's configuration (KubeletConfiguration,
+// kubelet.config.k8s.io/v1beta1) that decide its graceful shutdown, under the
+// same names. The zero value is the kubelet's default: graceful shutdown off.
+type Settings struct {
+	// ShutdownGracePeriod is the whole delay of the two-value form.
+	ShutdownGracePeriod time.Duration
+	// ShutdownGracePeriodCriticalPods is the part of ShutdownGracePeriod kept
+	// for critical pods, at its end.
+	ShutdownGracePeriodCriticalPods time.Duration
+	// ShutdownGracePeriodByPodPriority is the priority table, one Group per
+	// entry, in the order it is written.
+	ShutdownGracePeriodByPodPriority []Group
+	// FeatureGates are the kubelet's featureGates; a gate that is not listed
+	// has its default, on.
+	FeatureGates map[string]bool
+}
+
 // A Config is a shutdown configuration the kubelet accepts.
 type Config struct {
 	// Enabled is false when the configuration switches graceful shutdown off:
@@ -57,19 +72,19 @@ func (c Config) Total() time.Duration {
 	return time.Duration(sum) * time.Second
 }
 
-// Validate returns the shutdown configuration the kubelet would run with, or
-// the reasons it is refused, one error per reason.
+// Validate returns the shutdown configuration the kubelet would run with under
+// s, or the reasons it is refused, one error per reason.
 //
 // The first rules are the kubelet's own (ValidateKubeletConfiguration in
 // pkg/kubelet/apis/config/validation). The kubelet does not check the priority
 // table itself; Validate also refuses a priority listed twice and negative
 // seconds, which the kubelet would accept and then run in a way nobody means.
-func Validate(kc *kubeletv1beta1.KubeletConfiguration) (Config, error) {
-	total := kc.ShutdownGracePeriod.Duration
-	critical := kc.ShutdownGracePeriodCriticalPods.Duration
-	table := kc.ShutdownGracePeriodByPodPriority
-	graceful := gateOn(kc, gateGraceful)
-	byPriority := graceful && gateOn(kc, gateByPriority)
+func Validate(s Settings) (Config, error) {
+	total := s.ShutdownGracePeriod
+	critical := s.ShutdownGracePeriodCriticalPods
+	table := s.ShutdownGracePeriodByPodPriority
+	graceful := s.gateOn(gateGraceful)
+	byPriority := graceful && s.gateOn(gateByPriority)
 
 	var errs []error
 	if graceful {
@@ -100,8 +115,8 @@ func Validate(kc *kubeletv1beta1.KubeletConfiguration) (Config, error) {
 			} else {
 				seen[p.Priority] = i
 			}
-			if p.ShutdownGracePeriodSeconds < 0 {
-				errs = append(errs, fmt.Errorf("shutdownGracePeriodByPodPriority[%d] (priority %d) has %d seconds, want 0 or more", i, p.Priority, p.ShutdownGracePeriodSeconds))
+			if p.Seconds < 0 {
+				errs = append(errs, fmt.Errorf("shutdownGracePeriodByPodPriority[%d] (priority %d) has %d seconds, want 0 or more", i, p.Priority, p.Seconds))
 			}
 		}
 	}
@@ -110,10 +125,7 @@ func Validate(kc *kubeletv1beta1.KubeletConfiguration) (Config, error) {
 	}
 
 	if byPriority && len(table) > 0 {
-		groups := make([]Group, len(table))
-		for i, p := range table {
-			groups[i] = Group{Priority: p.Priority, Seconds: p.ShutdownGracePeriodSeconds}
-		}
+		groups := slices.Clone(table)
 		slices.SortStableFunc(groups, func(a, b Group) int { return cmpInt32(a.Priority, b.Priority) })
 		return Config{Enabled: true, ByPriority: true, Groups: groups}, nil
 	}
@@ -126,8 +138,8 @@ func Validate(kc *kubeletv1beta1.KubeletConfiguration) (Config, error) {
 	}}, nil
 }
 
-func gateOn(kc *kubeletv1beta1.KubeletConfiguration, name string) bool {
-	on, set := kc.FeatureGates[name]
+func (s Settings) gateOn(name string) bool {
+	on, set := s.FeatureGates[name]
 	return !set || on
 }
 

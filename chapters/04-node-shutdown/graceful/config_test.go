@@ -1,4 +1,4 @@
-package shutdown
+package graceful
 
 import (
 	"strings"
@@ -6,20 +6,22 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 )
 
-func kubelet(total, critical time.Duration, table ...kubeletv1beta1.ShutdownGracePeriodByPodPriority) *kubeletv1beta1.KubeletConfiguration {
-	return &kubeletv1beta1.KubeletConfiguration{
-		ShutdownGracePeriod:              metav1.Duration{Duration: total},
-		ShutdownGracePeriodCriticalPods:  metav1.Duration{Duration: critical},
+// kubelet returns the settings of a kubelet configuration with
+// shutdownGracePeriod total, shutdownGracePeriodCriticalPods critical and
+// shutdownGracePeriodByPodPriority table.
+func kubelet(total, critical time.Duration, table ...Group) Settings {
+	return Settings{
+		ShutdownGracePeriod:              total,
+		ShutdownGracePeriodCriticalPods:  critical,
 		ShutdownGracePeriodByPodPriority: table,
 	}
 }
 
-func prio(priority int32, seconds int64) kubeletv1beta1.ShutdownGracePeriodByPodPriority {
-	return kubeletv1beta1.ShutdownGracePeriodByPodPriority{Priority: priority, ShutdownGracePeriodSeconds: seconds}
+// prio is an entry of shutdownGracePeriodByPodPriority.
+func prio(priority int32, seconds int64) Group {
+	return Group{Priority: priority, Seconds: seconds}
 }
 
 // TestValidateBothZeroIsOff: the defaults switch graceful shutdown off.
@@ -90,29 +92,29 @@ func TestValidateCriticalAboveTotalRefused(t *testing.T) {
 func TestValidateRefusals(t *testing.T) {
 	tests := []struct {
 		name, reason string
-		kc           *kubeletv1beta1.KubeletConfiguration
+		in           Settings
 		want         string
 	}{
 		{name: "sub-second total", reason: "the kubelet wants zero or at least one second",
-			kc: kubelet(500*time.Millisecond, 0), want: "shutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec"},
+			in: kubelet(500*time.Millisecond, 0), want: "shutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec"},
 		{name: "negative critical", reason: "negative durations are refused",
-			kc: kubelet(30*time.Second, -time.Second), want: "shutdownGracePeriodCriticalPods -1s must be either zero or otherwise >= 1 sec"},
+			in: kubelet(30*time.Second, -time.Second), want: "shutdownGracePeriodCriticalPods -1s must be either zero or otherwise >= 1 sec"},
 		{name: "both forms", reason: "the table replaces the two values; the kubelet refuses both at once",
-			kc: kubelet(30*time.Second, 10*time.Second, prio(0, 10)), want: "shutdownGracePeriodByPodPriority and shutdownGracePeriod cannot both be set"},
+			in: kubelet(30*time.Second, 10*time.Second, prio(0, 10)), want: "shutdownGracePeriodByPodPriority and shutdownGracePeriod cannot both be set"},
 		{name: "duplicate priority", reason: "the second group of a repeated priority never gets a pod",
-			kc: kubelet(0, 0, prio(0, 10), prio(1000, 20), prio(1000, 30)), want: "shutdownGracePeriodByPodPriority[2] repeats priority 1000 of entry 1: the second group would never get a pod"},
+			in: kubelet(0, 0, prio(0, 10), prio(1000, 20), prio(1000, 30)), want: "shutdownGracePeriodByPodPriority[2] repeats priority 1000 of entry 1: the second group would never get a pod"},
 		{name: "negative seconds", reason: "a group cannot last less than nothing",
-			kc: kubelet(0, 0, prio(0, -5)), want: "shutdownGracePeriodByPodPriority[0] (priority 0) has -5 seconds, want 0 or more"},
+			in: kubelet(0, 0, prio(0, -5)), want: "shutdownGracePeriodByPodPriority[0] (priority 0) has -5 seconds, want 0 or more"},
 		{name: "table without gate", reason: "the table needs GracefulNodeShutdownBasedOnPodPriority",
-			kc: func() *kubeletv1beta1.KubeletConfiguration {
-				kc := kubelet(0, 0, prio(0, 10))
-				kc.FeatureGates = map[string]bool{"GracefulNodeShutdownBasedOnPodPriority": false}
-				return kc
+			in: func() Settings {
+				in := kubelet(0, 0, prio(0, 10))
+				in.FeatureGates = map[string]bool{"GracefulNodeShutdownBasedOnPodPriority": false}
+				return in
 			}(), want: "shutdownGracePeriodByPodPriority needs feature gate GracefulNodeShutdownBasedOnPodPriority"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Validate(tt.kc)
+			_, err := Validate(tt.in)
 			if err == nil {
 				t.Fatalf("Validate = accepted, want refused with %q (%s)", tt.want, tt.reason)
 			}
@@ -124,11 +126,15 @@ func TestValidateRefusals(t *testing.T) {
 }
 
 // TestValidatePriorityTableSorted: the table is accepted in any order and run
-// lowest priority first.
+// lowest priority first; the table as written is left as it is.
 func TestValidatePriorityTableSorted(t *testing.T) {
-	c, err := Validate(kubelet(0, 0, prio(100000, 10), prio(10000, 180), prio(1000, 120), prio(0, 60)))
+	table := []Group{prio(100000, 10), prio(10000, 180), prio(1000, 120), prio(0, 60)}
+	c, err := Validate(kubelet(0, 0, table...))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Group{{100000, 10}, {10000, 180}, {1000, 120}, {0, 60}}, table); diff != "" {
+		t.Errorf("Validate sorted the table it was given (-want +got):\n%s", diff)
 	}
 	want := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 60}, {1000, 120}, {10000, 180}, {100000, 10}}}
 	if diff := cmp.Diff(want, c); diff != "" {

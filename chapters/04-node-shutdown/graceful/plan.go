@@ -1,11 +1,19 @@
-package shutdown
+package graceful
 
 import (
 	"sort"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
 )
+
+// A Pod is what a graceful shutdown reads of a pod.
+type Pod struct {
+	Namespace, Name string
+	// Priority is the pod's spec.priority; a pod without one has 0.
+	Priority int32
+	// TerminationGracePeriodSeconds is the pod's own grace, or nil when it
+	// sets none.
+	TerminationGracePeriodSeconds *int64
+}
 
 // A PodStep is what a graceful shutdown does to one pod. Times are measured
 // from the moment logind announces the shutdown.
@@ -41,14 +49,14 @@ type Plan struct {
 // podGroup is upstream's podShutdownGroup.
 type podGroup struct {
 	Group
-	Pods []*corev1.Pod
+	Pods []*Pod
 }
 
 // groupByPriority puts every pod into the group with the largest priority at
 // or below the pod's own; a pod below every group joins the lowest one. groups
 // must be sorted by ascending priority. It follows the kubelet's function of
 // the same name, including its use of sort.Search.
-func groupByPriority(groups []Group, pods []*corev1.Pod) []podGroup {
+func groupByPriority(groups []Group, pods []Pod) []podGroup {
 	out := make([]podGroup, len(groups))
 	for i, g := range groups {
 		out[i].Group = g
@@ -56,14 +64,14 @@ func groupByPriority(groups []Group, pods []*corev1.Pod) []podGroup {
 	if len(out) == 0 {
 		return out
 	}
-	for _, pod := range pods {
-		priority := podPriority(pod)
-		index := sort.Search(len(out), func(i int) bool { return out[i].Priority >= priority })
+	for p := range pods {
+		pod := &pods[p]
+		index := sort.Search(len(out), func(i int) bool { return out[i].Priority >= pod.Priority })
 		switch {
 		case index == len(out):
 			// Above the highest group: the highest group takes it.
 			index = len(out) - 1
-		case index > 0 && out[index].Priority > priority:
+		case index > 0 && out[index].Priority > pod.Priority:
 			// Between two groups: the lower one takes it.
 			index--
 		}
@@ -73,13 +81,6 @@ func groupByPriority(groups []Group, pods []*corev1.Pod) []podGroup {
 	return out
 }
 
-func podPriority(pod *corev1.Pod) int32 {
-	if pod.Spec.Priority != nil {
-		return *pod.Spec.Priority
-	}
-	return 0
-}
-
 // NewPlan returns the timeline of a graceful shutdown under c for pods.
 //
 // Groups run one after another in ascending priority. A pod's grace is the
@@ -87,7 +88,7 @@ func podPriority(pod *corev1.Pod) int32 {
 // A group ends when its pods are gone or its seconds run out, whichever is
 // first; the plan assumes every pod uses all of its grace, the longest a group
 // can take. A group without pods is skipped and takes no time.
-func NewPlan(c Config, pods []*corev1.Pod) Plan {
+func NewPlan(c Config, pods []Pod) Plan {
 	p := Plan{Requested: c.Total()}
 	if !c.Enabled {
 		return p
@@ -103,13 +104,13 @@ func NewPlan(c Config, pods []*corev1.Pod) Plan {
 		var longest time.Duration
 		for _, pod := range g.Pods {
 			grace := seconds
-			if t := pod.Spec.TerminationGracePeriodSeconds; t != nil && time.Duration(*t)*time.Second < grace {
+			if t := pod.TerminationGracePeriodSeconds; t != nil && time.Duration(*t)*time.Second < grace {
 				grace = time.Duration(*t) * time.Second
 			}
 			longest = max(longest, grace)
 			p.Pods = append(p.Pods, PodStep{
 				Namespace: pod.Namespace, Name: pod.Name,
-				Priority: podPriority(pod), Group: g.Priority,
+				Priority: pod.Priority, Group: g.Priority,
 				Start: now, Grace: grace, End: now + grace,
 			})
 		}
@@ -127,8 +128,7 @@ func (c Config) GroupFor(priority int32) (Group, bool) {
 	if !c.Enabled || len(c.Groups) == 0 {
 		return Group{}, false
 	}
-	pod := &corev1.Pod{Spec: corev1.PodSpec{Priority: &priority}}
-	for _, g := range groupByPriority(c.Groups, []*corev1.Pod{pod}) {
+	for _, g := range groupByPriority(c.Groups, []Pod{{Priority: priority}}) {
 		if len(g.Pods) == 1 {
 			return g.Group, true
 		}

@@ -1,4 +1,4 @@
-package shutdown
+package graceful
 
 import (
 	"fmt"
@@ -6,21 +6,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // makePod is upstream's helper of the same name.
-func makePod(name string, priority int32, terminationGracePeriod *int64) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       corev1.PodSpec{Priority: &priority, TerminationGracePeriodSeconds: terminationGracePeriod},
-	}
+func makePod(name string, priority int32, terminationGracePeriod *int64) Pod {
+	return Pod{Name: name, Priority: priority, TerminationGracePeriodSeconds: terminationGracePeriod}
 }
 
 func seconds(s int64) *int64 { return &s }
 
-func names(pods []*corev1.Pod) []string {
+func names(pods []*Pod) []string {
 	out := []string{}
 	for _, p := range pods {
 		out = append(out, p.Name)
@@ -39,12 +34,12 @@ func TestGroupByPriorityUpstream(t *testing.T) {
 	tests := []struct {
 		name, reason string
 		groups       []Group
-		pods         []*corev1.Pod
+		pods         []Pod
 		want         map[Group][]string
 	}{
 		{name: "migrate config", reason: "the two-value form: everything below the critical range is regular",
 			groups: migrated.Groups,
-			pods: []*corev1.Pod{
+			pods: []Pod{
 				makePod("normal-pod", 0, nil),
 				makePod("highest-user-definable-pod", highestUserDefinable, nil),
 				makePod("critical-pod", CriticalPriority, nil),
@@ -55,7 +50,7 @@ func TestGroupByPriorityUpstream(t *testing.T) {
 			}},
 		{name: "pod priority", reason: "below the lowest joins the lowest, above the highest joins the highest",
 			groups: []Group{{1, 10}, {2, 20}, {3, 30}, {4, 40}},
-			pods: []*corev1.Pod{
+			pods: []Pod{
 				makePod("pod-0", 0, nil), makePod("pod-1", 1, nil), makePod("pod-2", 2, nil),
 				makePod("pod-3", 3, nil), makePod("pod-4", 4, nil), makePod("pod-5", 5, nil),
 			},
@@ -97,7 +92,7 @@ func TestGroupByPriorityJoinsHighestAtOrBelow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, g := range groupByPriority(groups, []*corev1.Pod{makePod(tt.name, tt.priority, nil)}) {
+			for _, g := range groupByPriority(groups, []Pod{makePod(tt.name, tt.priority, nil)}) {
 				if len(g.Pods) == 1 && g.Priority != tt.want {
 					t.Errorf("pod of priority %d joined group %d, want %d (%s)", tt.priority, g.Priority, tt.want, tt.reason)
 				}
@@ -113,7 +108,7 @@ func TestPlanTwoPhases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewPlan(c, []*corev1.Pod{makePod("web", 0, seconds(30)), makePod("dns", CriticalPriority, seconds(30))})
+	p := NewPlan(c, []Pod{makePod("web", 0, seconds(30)), makePod("dns", CriticalPriority, seconds(30))})
 	want := []PodStep{
 		{Name: "web", Priority: 0, Group: 0, Start: 0, Grace: 20 * time.Second, End: 20 * time.Second},
 		{Name: "dns", Priority: CriticalPriority, Group: CriticalPriority, Start: 20 * time.Second, Grace: 10 * time.Second, End: 30 * time.Second},
@@ -138,7 +133,7 @@ func TestPlanGraceIsSmallerOfGroupAndPod(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := NewPlan(c, []*corev1.Pod{makePod("p", 0, tt.tgps)})
+			p := NewPlan(c, []Pod{makePod("p", 0, tt.tgps)})
 			if got := p.Pods[0].Grace; got != tt.want {
 				t.Errorf("grace = %v, want %v (%s)", got, tt.want, tt.reason)
 			}
@@ -150,7 +145,7 @@ func TestPlanGraceIsSmallerOfGroupAndPod(t *testing.T) {
 // starts at once.
 func TestPlanSkipsEmptyGroups(t *testing.T) {
 	c := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 60}, {1000, 120}, {10000, 180}, {100000, 10}}}
-	p := NewPlan(c, []*corev1.Pod{makePod("batch", 0, seconds(60)), makePod("db", 100000, seconds(30))})
+	p := NewPlan(c, []Pod{makePod("batch", 0, seconds(60)), makePod("db", 100000, seconds(30))})
 	want := []GroupStep{
 		{Group: Group{0, 60}, Pods: 1, Start: 0, End: 60 * time.Second},
 		{Group: Group{1000, 120}, Skipped: true, Start: 60 * time.Second, End: 60 * time.Second},
@@ -169,7 +164,7 @@ func TestPlanSkipsEmptyGroups(t *testing.T) {
 // seconds ends when the last of them is gone.
 func TestPlanGroupEndsWhenPodsGone(t *testing.T) {
 	c := Config{Enabled: true, Groups: []Group{{0, 60}, {1000, 60}}}
-	p := NewPlan(c, []*corev1.Pod{makePod("a", 0, seconds(5)), makePod("b", 0, seconds(12)), makePod("c", 1000, seconds(30))})
+	p := NewPlan(c, []Pod{makePod("a", 0, seconds(5)), makePod("b", 0, seconds(12)), makePod("c", 1000, seconds(30))})
 	if got := p.Groups[0].End; got != 12*time.Second {
 		t.Errorf("first group ends at %v, want 12s (its longest pod)", got)
 	}
@@ -180,7 +175,7 @@ func TestPlanGroupEndsWhenPodsGone(t *testing.T) {
 
 // TestPlanOff: with graceful shutdown off there is no timeline.
 func TestPlanOff(t *testing.T) {
-	p := NewPlan(Config{}, []*corev1.Pod{makePod("a", 0, nil)})
+	p := NewPlan(Config{}, []Pod{makePod("a", 0, nil)})
 	if len(p.Pods) != 0 || p.Requested != 0 {
 		t.Errorf("NewPlan(off) = %+v, want empty", p)
 	}
@@ -189,7 +184,7 @@ func TestPlanOff(t *testing.T) {
 // BenchmarkPlan10000Pods plans the shutdown of 10,000 pods over four groups.
 func BenchmarkPlan10000Pods(b *testing.B) {
 	c := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 60}, {1000, 120}, {10000, 180}, {100000, 10}}}
-	pods := make([]*corev1.Pod, 10000)
+	pods := make([]Pod, 10000)
 	for i := range pods {
 		pods[i] = makePod(fmt.Sprintf("pod-%d", i), int32(i*37%120000), seconds(int64(i%90)))
 	}

@@ -45,6 +45,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
+	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
 )
 
 const name = "shutdown-plan"
@@ -129,12 +130,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	pods = active(pods, namespace, node)
 
-	var logind []shutdown.LogindFile
+	var logind []graceful.LogindFile
 	if logindDir != "" {
-		logind, err = readLogindDir(logindDir, shutdown.Etc)
+		logind, err = readLogindDir(logindDir, graceful.Etc)
 		if err == nil && vendorDir != "" {
-			var vendor []shutdown.LogindFile
-			vendor, err = readLogindDir(vendorDir, shutdown.Lib)
+			var vendor []graceful.LogindFile
+			vendor, err = readLogindDir(vendorDir, graceful.Lib)
 			logind = append(logind, vendor...)
 		}
 		if err != nil {
@@ -147,7 +148,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if logindDir == "" {
 		return 0
 	}
-	r := shutdown.CheckLogind(logind, cfg.Total())
+	r := graceful.CheckLogind(logind, cfg.Total())
 	printLogind(stdout, r)
 	if r.Conflict {
 		fmt.Fprintf(stderr, "%s: logind allows %v, less than the %v the kubelet asks for: its node shutdown manager will not start and the node will shut down without ending its pods; mask or raise %s\n",
@@ -274,11 +275,11 @@ func active(pods []*corev1.Pod, namespace, node string) []*corev1.Pod {
 	return out
 }
 
-func readLogindDir(dir string, layer shutdown.Layer) ([]shutdown.LogindFile, error) {
+func readLogindDir(dir string, layer graceful.Layer) ([]graceful.LogindFile, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("logind directory %s: not a directory", dir)
 	}
-	var out []shutdown.LogindFile
+	var out []graceful.LogindFile
 	add := func(path, name string) error {
 		st, err := os.Lstat(path)
 		if err != nil {
@@ -286,7 +287,7 @@ func readLogindDir(dir string, layer shutdown.Layer) ([]shutdown.LogindFile, err
 		}
 		if st.Mode()&os.ModeSymlink != 0 {
 			if target, err := os.Readlink(path); err == nil && target == "/dev/null" {
-				out = append(out, shutdown.LogindFile{Layer: layer, Name: name, Masked: true})
+				out = append(out, graceful.LogindFile{Layer: layer, Name: name, Masked: true})
 				return nil
 			}
 		}
@@ -294,7 +295,7 @@ func readLogindDir(dir string, layer shutdown.Layer) ([]shutdown.LogindFile, err
 		if err != nil {
 			return fmt.Errorf("cannot read %s: %v", path, err)
 		}
-		out = append(out, shutdown.LogindFile{Layer: layer, Name: name, Content: string(data)})
+		out = append(out, graceful.LogindFile{Layer: layer, Name: name, Content: string(data)})
 		return nil
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "logind.conf")); err == nil {
@@ -314,7 +315,7 @@ func readLogindDir(dir string, layer shutdown.Layer) ([]shutdown.LogindFile, err
 	return out, nil
 }
 
-func printPlan(w io.Writer, cfg shutdown.Config, plan shutdown.Plan) {
+func printPlan(w io.Writer, cfg graceful.Config, plan graceful.Plan) {
 	if !cfg.Enabled {
 		fmt.Fprintln(w, "graceful node shutdown is off: shutdownGracePeriod and shutdownGracePeriodCriticalPods are both 0 and there is no shutdownGracePeriodByPodPriority")
 		return
@@ -352,7 +353,7 @@ func printPlan(w io.Writer, cfg shutdown.Config, plan shutdown.Plan) {
 	fmt.Fprintf(w, "\nevery pod is gone by %v if each uses all of its grace\n", plan.End)
 }
 
-func printLogind(w io.Writer, r shutdown.LogindReport) {
+func printLogind(w io.Writer, r graceful.LogindReport) {
 	fmt.Fprintln(w)
 	for _, n := range r.Before.Notes {
 		fmt.Fprintf(w, "logind: %s\n", n)
@@ -363,7 +364,7 @@ func printLogind(w io.Writer, r shutdown.LogindReport) {
 		return
 	}
 	if r.KubeletWrites {
-		fmt.Fprintf(w, "logind: the kubelet needs %v and writes /etc/systemd/logind.conf.d/%s\n", r.Requested, shutdown.KubeletDropIn)
+		fmt.Fprintf(w, "logind: the kubelet needs %v and writes /etc/systemd/logind.conf.d/%s\n", r.Requested, graceful.KubeletDropIn)
 		fmt.Fprintf(w, "logind: then InhibitDelayMaxSec is %v\n", r.After)
 	}
 	if !r.Conflict {
@@ -371,7 +372,7 @@ func printLogind(w io.Writer, r shutdown.LogindReport) {
 	}
 }
 
-func durationOrInfinity(d shutdown.InhibitDelay) string {
+func durationOrInfinity(d graceful.InhibitDelay) string {
 	if d.Infinite {
 		return "infinity"
 	}
