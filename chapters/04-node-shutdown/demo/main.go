@@ -1,12 +1,14 @@
 //go:build js && wasm
 
 // Command demo is chapter 4's interactive demo on the course site: the
-// chapter's model of a graceful node shutdown, compiled to WebAssembly.
-// The reader writes the kubelet's grace periods (the two-value form or a
-// priority table) and the pods' priorities and grace; Validate turns the
-// configuration into groups as the kubelet does, NewPlan lays out the
-// shutdown, and CheckLogind says whether logind, with or without
-// unattended-upgrades' drop-in, lets the kubelet hold it that long.
+// chapter's model of a graceful node shutdown (package graceful, the one the
+// chapter's command and tests use), compiled to WebAssembly. The reader writes
+// the kubelet's grace periods (the two-value form or a priority table) and the
+// pods' priorities and grace; Validate turns the configuration into groups as
+// the kubelet does, NewPlan lays out the shutdown, and CheckLogind says
+// whether logind, with or without unattended-upgrades' drop-in, lets the
+// kubelet hold it that long. It imports no Kubernetes package, which keeps
+// the wasm small.
 //
 // It registers its functions as window.opslabDemoAPI; demo.js draws the
 // plan as a Gantt chart.
@@ -18,11 +20,6 @@ import (
 	"syscall/js"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
-
-	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
 )
 
@@ -30,34 +27,31 @@ import (
 const dropIn = "unattended-upgrades-logind-maxdelay.conf"
 
 func plan(in js.Value) (any, error) {
-	kc := &kubeletv1beta1.KubeletConfiguration{}
+	var s graceful.Settings
 	if in.Get("mode").String() == "two" {
-		kc.ShutdownGracePeriod = metav1.Duration{Duration: time.Duration(in.Get("grace").Int()) * time.Second}
-		kc.ShutdownGracePeriodCriticalPods = metav1.Duration{Duration: time.Duration(in.Get("critical").Int()) * time.Second}
+		s.ShutdownGracePeriod = time.Duration(in.Get("grace").Int()) * time.Second
+		s.ShutdownGracePeriodCriticalPods = time.Duration(in.Get("critical").Int()) * time.Second
 	} else {
 		rows := in.Get("table")
 		for i := range rows.Length() {
 			r := rows.Index(i)
-			kc.ShutdownGracePeriodByPodPriority = append(kc.ShutdownGracePeriodByPodPriority, kubeletv1beta1.ShutdownGracePeriodByPodPriority{
-				Priority: int32(r.Get("priority").Int()), ShutdownGracePeriodSeconds: int64(r.Get("seconds").Int()),
+			s.ShutdownGracePeriodByPodPriority = append(s.ShutdownGracePeriodByPodPriority, graceful.Group{
+				Priority: int32(r.Get("priority").Int()), Seconds: int64(r.Get("seconds").Int()),
 			})
 		}
 	}
-	cfg, err := shutdown.Validate(kc)
+	cfg, err := graceful.Validate(s)
 	if err != nil {
 		return nil, errors.New("the kubelet refuses this configuration: " + err.Error())
 	}
-	var pods []*corev1.Pod
+	var pods []graceful.Pod
 	ps := in.Get("pods")
 	for i := range ps.Length() {
 		p := ps.Index(i)
-		priority, grace := int32(p.Get("priority").Int()), int64(p.Get("grace").Int())
-		pods = append(pods, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: p.Get("name").String()},
-			Spec:       corev1.PodSpec{Priority: &priority, TerminationGracePeriodSeconds: &grace},
-		})
+		grace := int64(p.Get("grace").Int())
+		pods = append(pods, graceful.Pod{Name: p.Get("name").String(), Priority: int32(p.Get("priority").Int()), TerminationGracePeriodSeconds: &grace})
 	}
-	pl := shutdown.NewPlan(cfg, pods)
+	pl := graceful.NewPlan(cfg, pods)
 
 	var files []graceful.LogindFile
 	if in.Get("dropIn").Bool() {
