@@ -262,3 +262,24 @@ func benchmarkGrade(b *testing.B, n int) {
 		}
 	}
 }
+
+// BenchmarkChapter runs one chapter's checks on the solved cluster, as
+// labcheck --chapter N does after connecting.
+func BenchmarkChapter(b *testing.B) {
+	file := graderKubeconfig(b, "grader", "opslab-grader")
+	c, err := labcheck.Connect(context.Background(), file, "", 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for ch := 1; ch <= len(labcheck.Chapters); ch++ {
+		b.Run(fmt.Sprintf("%d", ch), func(b *testing.B) {
+			for b.Loop() {
+				for _, o := range labcheck.Run(context.Background(), c, labcheck.Checks(ch), 20*time.Second) {
+					if !o.Passed() {
+						b.Fatalf("%s did not pass: %v %s", o.Check.ID, o.Err, o.Result.Message)
+					}
+				}
+			}
+		})
+	}
+}

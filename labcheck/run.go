@@ -94,7 +94,9 @@ func Connect(ctx context.Context, kubeconfig, kubeContext string, timeout time.D
 		return nil, fmt.Errorf("cannot read the kubeconfig: %s; check --kubeconfig and --context", oneLine(err))
 	}
 	cfg.Timeout = timeout
-	cfg.QPS, cfg.Burst = 100, 200
+	// The checks make a few dozen small requests at most; client-go's own
+	// rate limiter (5 per second by default) would only make them wait.
+	cfg.QPS = -1
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot talk to %s: %s", cfg.Host, oneLine(err))
