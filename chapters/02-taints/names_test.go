@@ -49,6 +49,8 @@ func TestNames(t *testing.T) {
 		{"key_one_char", "a single letter or digit is a name", key, "a", true},
 		{"key_one_dash", "a name starts with a letter or digit", key, "-", false},
 		{"key_mixed_case", "names may hold upper case", key, "MyName", true},
+		{"key_range_ends", "the first and last of each range of letters and digits", key, "Z0-A9.az", true},
+		{"key_prefix_range_ends", "the same in a prefix, which is lower case", key, "a0.z9/x", true},
 		{"key_inner_punct", "'-', '_' and '.' inside a name", key, "a_b.c-d", true},
 		{"key_name_63", "a name of 63 bytes is the longest", key, long(63), true},
 		{"key_name_64", "a name of 64 bytes is too long", key, long(64), false},
@@ -249,14 +251,14 @@ func spoilt(s string) string {
 	switch {
 	case strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune(allowed, r) }) >= 0:
 		return "a byte outside every rule"
-	case strings.ContainsAny(s, upper+"_") && !strings.Contains(s, "/"):
-		return "upper case or '_'"
-	case strings.Contains(s, "..") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, "."):
-		return "an empty label"
 	case s != "" && strings.ContainsAny(s[:1], "-_."):
 		return "starts with punctuation"
 	case s != "" && strings.ContainsAny(s[len(s)-1:], "-_."):
 		return "ends with punctuation"
+	case strings.Contains(s, ".."):
+		return "an empty label"
+	case strings.ContainsAny(s, upper+"_"):
+		return "upper case or '_'"
 	}
 	return "no character wrong"
 }
@@ -343,8 +345,8 @@ func (g nameGen) label(n int) []byte {
 }
 
 // prefix returns a DNS subdomain, often at or around 253 bytes, perhaps
-// spoiled: a label starting or ending with '-', an empty label, upper case,
-// '_' or a bad character.
+// spoiled: a label starting or ending with '-', an empty label, a trailing
+// dot, upper case, '_' or a bad character.
 func (g nameGen) prefix() string {
 	n := g.length(dns1123SubdomainMaxLength)
 	if g.chance(40) {
@@ -368,7 +370,7 @@ func (g nameGen) prefix() string {
 		b = b[:len(b)-1]
 	}
 	if g.chance(30) {
-		switch g.r.IntN(4) {
+		switch g.r.IntN(5) {
 		case 0:
 			g.spoil(b, "-.", bad+upper+"_")
 		case 1:
@@ -377,9 +379,13 @@ func (g nameGen) prefix() string {
 			}
 		case 2:
 			b = append(b, '.')
-		default:
+		case 3:
 			if len(b) > 0 {
 				b[g.r.IntN(len(b))] = g.pick(upper + "_")
+			}
+		default:
+			if len(b) > 0 {
+				b[g.r.IntN(len(b))] = g.pick(bad)
 			}
 		}
 	}
