@@ -16,26 +16,18 @@
 //
 // # Seats
 //
-// [Config.Seats] divides the server's concurrency limit (600 by default,
-// --max-requests-inflight plus --max-mutating-requests-inflight) among the
-// levels by their shares, as finishQueueSetReconfigsLocked does: nominal
-// seats are rounded up, lendable and borrowing limits are rounded.
+// [Config.Seats] reads each level's shares, lendable percent and borrowing
+// limit percent from its spec and divides the server's concurrency limit
+// among the levels with [fairq.Seats], as finishQueueSetReconfigsLocked
+// does.
 //
-// # Shuffle sharding
+// # The core
 //
-// [Dealer] deals a hand of queues from a flow's hash exactly as
-// k8s.io/apiserver/pkg/util/shufflesharding does, [FlowHash] hashes a flow
-// as apf_controller.go's hashFlowID does, and [ChooseQueue] picks the queue a
-// request joins as queueset.go's shuffleShardLocked does.
-//
-// # Simulation
-//
-// [Simulate] runs one Limited priority level on a logical clock with
-// deterministic arrivals: requests take seats, wait in queues chosen by
-// shuffle sharding, or are rejected. Dispatch takes the non-empty queues in
-// turn, which is what upstream's fair queuing does when every request costs
-// the same; the simulation does not model request timeouts, borrowing
-// between levels, or work estimates of more than one seat.
-// [CollisionProbability] gives the chance that a mouse flow finds every
-// queue of its hand shared with elephants.
+// Everything after classification works on plain numbers and lives in
+// package fairq, which imports nothing from Kubernetes: the seat
+// arithmetic, shuffle sharding (the flow hash, the dealer, the choice of a
+// queue), the simulation of one priority level and the collision
+// probability. This package uses it for the flow hash and for checking a
+// level's queues, and its tests check fairq's table of default levels
+// against upstream's bootstrap objects.
 package apf

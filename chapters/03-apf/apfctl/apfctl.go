@@ -35,6 +35,7 @@ import (
 
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/fairq"
 )
 
 const usage = `usage: apfctl classify|exempt|seats [flags]
@@ -128,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return exempt(&c, stdout)
 	case "seats":
-		server := fs.Int("server-seats", apf.DefaultServerSeats, "the server's concurrency `limit`: --max-requests-inflight plus --max-mutating-requests-inflight")
+		server := fs.Int("server-seats", fairq.DefaultServerSeats, "the server's concurrency `limit`: --max-requests-inflight plus --max-mutating-requests-inflight")
 		if err := parse(); err != nil {
 			return err
 		}

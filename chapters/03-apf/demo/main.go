@@ -4,17 +4,20 @@
 // chapter's model of API Priority and Fairness, compiled to WebAssembly.
 //
 // Seats: the reader sets the shares and the lendable percent of the
-// default priority levels (those a new API server creates, from
-// k8s.io/apiserver's bootstrap package), and Config.Seats divides the
-// server's 600 seats among them.
+// default priority levels (fairq.DefaultLevels, the levels a new API server
+// creates, tested against k8s.io/apiserver's bootstrap objects by package
+// apf), and fairq.Seats divides the server's 600 seats among them, as
+// apf's Config.Seats does for the objects of a cluster.
 //
-// A runaway: Simulate runs the chapter's level of 10 seats, 64 queues,
-// hand size 8 and queue length limit 50 with five mice, each sending a
-// request every 200 ticks, and, when the reader switches it on, a runaway
-// operator sending one every tick, ten times the level's capacity. Each
-// request holds its seat for 100 ticks. It is the scenario of
-// TestRunawayContained, over 20,000 ticks.
+// A runaway: fairq.Simulate runs the chapter's level of 10 seats, 64
+// queues, hand size 8 and queue length limit 50 with five mice, each
+// sending a request every 200 ticks, and, when the reader switches it on,
+// a runaway operator sending one every tick, ten times the level's
+// capacity. Each request holds its seat for 100 ticks. It is the scenario
+// of TestRunawayContained, over 20,000 ticks.
 //
+// It imports only fairq and the standard library, so that it stays small:
+// the API types of k8s.io/api would add about 11 MB of WebAssembly.
 // It registers its functions as window.opslabDemoAPI; demo.js draws them.
 package main
 
@@ -23,78 +26,59 @@ import (
 	"strconv"
 	"syscall/js"
 
-	flowcontrol "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
-
-	apf "github.com/opslab/opslab/chapters/03-apf"
+	"github.com/opslab/opslab/chapters/03-apf/fairq"
 )
 
 const horizon = 20_000
 
-func defaults() ([]*flowcontrol.FlowSchema, []*flowcontrol.PriorityLevelConfiguration) {
-	var fss []*flowcontrol.FlowSchema
-	fss = append(fss, bootstrap.MandatoryFlowSchemas...)
-	fss = append(fss, bootstrap.SuggestedFlowSchemas...)
-	var pls []*flowcontrol.PriorityLevelConfiguration
-	for _, pl := range append(append([]*flowcontrol.PriorityLevelConfiguration{}, bootstrap.MandatoryPriorityLevelConfigurations...), bootstrap.SuggestedPriorityLevelConfigurations...) {
-		pls = append(pls, pl.DeepCopy())
-	}
-	return fss, pls
-}
-
 // seats returns the levels' seats after the reader's changes: a JS object
 // mapping a level's name to {shares, lendable}.
 func seats(changes js.Value) (any, error) {
-	fss, pls := defaults()
-	for _, pl := range pls {
-		ch := changes.Get(pl.Name)
-		if ch.IsUndefined() || pl.Spec.Limited == nil {
+	levels := fairq.DefaultLevels()
+	for i := range levels {
+		l := &levels[i]
+		ch := changes.Get(l.Name)
+		if ch.IsUndefined() || l.Exempt {
 			continue
 		}
 		shares, lendable := int32(ch.Get("shares").Int()), int32(ch.Get("lendable").Int())
 		if shares < 1 {
-			return nil, errors.New("shares " + strconv.Itoa(int(shares)) + " for " + pl.Name + ": a Limited level needs at least 1")
+			return nil, errors.New("shares " + strconv.Itoa(int(shares)) + " for " + l.Name + ": a Limited level needs at least 1")
 		}
 		if lendable < 0 || lendable > 100 {
-			return nil, errors.New("lendablePercent " + strconv.Itoa(int(lendable)) + " for " + pl.Name + " is outside 0 to 100")
+			return nil, errors.New("lendablePercent " + strconv.Itoa(int(lendable)) + " for " + l.Name + " is outside 0 to 100")
 		}
-		pl.Spec.Limited.NominalConcurrencyShares = &shares
-		pl.Spec.Limited.LendablePercent = &lendable
+		l.Shares, l.LendablePercent = shares, lendable
 	}
-	c, err := apf.NewConfig(fss, pls)
-	if err != nil {
-		return nil, err
+	lendablePercent := map[string]int32{}
+	for _, l := range levels {
+		lendablePercent[l.Name] = l.LendablePercent
 	}
-	var levels []any
-	for _, s := range c.Seats(apf.DefaultServerSeats) {
-		lendable := 0
-		for _, pl := range pls {
-			if pl.Name == s.Level && pl.Spec.Limited != nil && pl.Spec.Limited.LendablePercent != nil {
-				lendable = int(*pl.Spec.Limited.LendablePercent)
-			}
+	var out []any
+	for _, s := range fairq.Seats(fairq.DefaultServerSeats, levels) {
+		typ := "Limited"
+		if s.Exempt {
+			typ = "Exempt"
 		}
-		levels = append(levels, map[string]any{
-			"name": s.Level, "type": string(s.Type), "shares": int(s.Shares), "lendablePercent": lendable,
+		out = append(out, map[string]any{
+			"name": s.Level, "type": typ, "shares": int(s.Shares), "lendablePercent": int(lendablePercent[s.Level]),
 			"nominal": s.Nominal, "lendable": s.Lendable, "borrowing": s.Borrowing, "min": s.Min, "max": s.Max,
 		})
 	}
-	return map[string]any{"server": apf.DefaultServerSeats, "levels": levels}, nil
+	return map[string]any{"server": fairq.DefaultServerSeats, "levels": out}, nil
 }
 
 // simulate runs the runaway scenario, with or without the runaway.
 func simulate(runaway bool) (any, error) {
-	level := apf.SimLevel{Schema: "service-accounts", Seats: 10, Response: flowcontrol.LimitResponse{
-		Type:    flowcontrol.LimitResponseTypeQueue,
-		Queuing: &flowcontrol.QueuingConfiguration{Queues: 64, HandSize: 8, QueueLengthLimit: 50},
-	}}
-	var flows []apf.Flow
+	level := fairq.SimLevel{Schema: "service-accounts", Seats: 10, Queuing: &fairq.Queuing{Queues: 64, HandSize: 8, QueueLengthLimit: 50}}
+	var flows []fairq.Flow
 	if runaway {
-		flows = append(flows, apf.Flow{Name: "system:serviceaccount:apf-lab:runaway-operator", Every: 1, Count: horizon, Work: 100})
+		flows = append(flows, fairq.Flow{Name: "system:serviceaccount:apf-lab:runaway-operator", Every: 1, Count: horizon, Work: 100})
 	}
 	for i := range 5 {
-		flows = append(flows, apf.Flow{Name: "system:serviceaccount:apf-lab:mouse-" + strconv.Itoa(i), Start: int64(i * 37), Every: 200, Count: horizon / 200, Work: 100})
+		flows = append(flows, fairq.Flow{Name: "system:serviceaccount:apf-lab:mouse-" + strconv.Itoa(i), Start: int64(i * 37), Every: 200, Count: horizon / 200, Work: 100})
 	}
-	res, err := apf.Simulate(level, flows)
+	res, err := fairq.Simulate(level, flows)
 	if err != nil {
 		return nil, err
 	}

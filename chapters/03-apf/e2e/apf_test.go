@@ -23,6 +23,7 @@ import (
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/apfctl"
+	"github.com/opslab/opslab/chapters/03-apf/fairq"
 )
 
 type ctxKey struct{}
@@ -238,7 +239,7 @@ func compareSeats(ctx context.Context, t *testing.T, kube kubernetes.Interface, 
 		t.Fatal(err)
 	}
 	seen := false
-	for _, s := range cfg.Seats(apf.DefaultServerSeats) {
+	for _, s := range cfg.Seats(fairq.DefaultServerSeats) {
 		got, ok := server[s.Level]
 		if !ok {
 			t.Errorf("level %s: the server reports no nominal seats, the model %d", s.Level, s.Nominal)

@@ -1,4 +1,4 @@
-package apf
+package fairq
 
 import (
 	"crypto/sha256"

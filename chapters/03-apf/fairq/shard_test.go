@@ -1,4 +1,4 @@
-package apf
+package fairq
 
 import (
 	"testing"

@@ -1,11 +1,8 @@
-package apf
+package fairq
 
 import (
 	"container/heap"
-	"errors"
 	"fmt"
-
-	flowcontrol "k8s.io/api/flowcontrol/v1"
 )
 
 // A Flow is a stream of requests of one flow of the simulated level. Times
@@ -24,8 +21,9 @@ type Flow struct {
 type SimLevel struct {
 	Schema string // the schema whose name, with a flow's Name, gives the flow's hash
 	Seats  int    // the level's concurrency limit
-	// Response is Reject, or Queue with its queuing parameters.
-	Response flowcontrol.LimitResponse
+	// Queuing is the level's queues; nil makes the level's limitResponse
+	// Reject.
+	Queuing *Queuing
 }
 
 // A FlowResult is what happened to one flow's requests.
@@ -102,9 +100,9 @@ type queue struct {
 func (q *queue) len() int { return len(q.reqs) - q.head }
 
 // Simulate runs flows through level and returns what each flow saw. Under
-// Reject a request that finds every seat taken is rejected at once (429,
-// reason concurrency-limit). Under Queue it joins the queue ChooseQueue
-// picks from its flow's hand, unless every seat is taken and that queue
+// Reject (a level without queuing) a request that finds every seat taken
+// is rejected at once (429, reason concurrency-limit). Under Queue it
+// joins the queue ChooseQueue picks from its flow's hand, unless every seat is taken and that queue
 // already holds queueLengthLimit requests (429, reason queue-full).
 // Whenever a seat is free, the next non-empty queue in round-robin order
 // sends its oldest request.
@@ -112,15 +110,7 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 	if level.Seats < 1 {
 		return SimResult{}, fmt.Errorf("level has %d seats, needs at least 1", level.Seats)
 	}
-	q := level.Response.Queuing
-	switch {
-	case level.Response.Type == flowcontrol.LimitResponseTypeQueue && q == nil:
-		return SimResult{}, errors.New("limit response Queue without queuing parameters")
-	case level.Response.Type == flowcontrol.LimitResponseTypeReject:
-		q = nil
-	case level.Response.Type != flowcontrol.LimitResponseTypeQueue:
-		return SimResult{}, fmt.Errorf("limit response type %q is neither Reject nor Queue", level.Response.Type)
-	}
+	q := level.Queuing
 	res := SimResult{Flows: make([]FlowResult, len(flows))}
 	var queues []queue
 	if q != nil {

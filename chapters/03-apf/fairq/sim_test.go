@@ -1,21 +1,17 @@
-package apf
+package fairq
 
 import (
 	"fmt"
 	"math"
 	"testing"
-
-	flowcontrol "k8s.io/api/flowcontrol/v1"
 )
 
-func queuing(queues, hand, length int32) flowcontrol.LimitResponse {
-	return flowcontrol.LimitResponse{
-		Type:    flowcontrol.LimitResponseTypeQueue,
-		Queuing: &flowcontrol.QueuingConfiguration{Queues: queues, HandSize: hand, QueueLengthLimit: length},
-	}
+func queuing(queues, hand, length int32) *Queuing {
+	return &Queuing{Queues: queues, HandSize: hand, QueueLengthLimit: length}
 }
 
-var reject = flowcontrol.LimitResponse{Type: flowcontrol.LimitResponseTypeReject}
+// reject is the queuing of a level whose limitResponse is Reject: none.
+var reject *Queuing
 
 // runawayFlows is a level's traffic: five mice that each send a request
 // every 200 ticks, and an operator that sends one every `every` ticks. A
@@ -47,7 +43,7 @@ func simulate(t *testing.T, level SimLevel, flows []Flow) SimResult {
 const mouseBound = (8 + 4 + 1) * 100 / 10
 
 func TestRunawayContained(t *testing.T) {
-	level := SimLevel{Schema: "service-accounts", Seats: 10, Response: queuing(64, 8, 50)}
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Queuing: queuing(64, 8, 50)}
 	for _, every := range []int64{10, 1} { // the operator at 1× and at 10× the level's capacity
 		t.Run(fmt.Sprintf("every %d ticks", every), func(t *testing.T) {
 			res := simulate(t, level, runawayFlows(every, 200_000))
@@ -68,7 +64,7 @@ func TestRunawayContained(t *testing.T) {
 }
 
 func TestRunawayFillsItsHandExactly(t *testing.T) {
-	level := SimLevel{Schema: "service-accounts", Seats: 10, Response: queuing(64, 8, 50)}
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Queuing: queuing(64, 8, 50)}
 	res := simulate(t, level, runawayFlows(1, 50_000))
 	if got := res.Flows[0].MaxQueued; got != 8*50 {
 		t.Errorf("runaway queued at most %d, want exactly handSize×queueLengthLimit = 400: it fills every queue of its hand and no other", got)
@@ -78,7 +74,7 @@ func TestRunawayFillsItsHandExactly(t *testing.T) {
 func TestOneQueueDoesNotContain(t *testing.T) {
 	// One queue shared by everyone is the old global limit with a waiting
 	// room: the mice wait behind the runaway's backlog.
-	level := SimLevel{Schema: "service-accounts", Seats: 10, Response: queuing(1, 1, 50)}
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Queuing: queuing(1, 1, 50)}
 	res := simulate(t, level, runawayFlows(1, 200_000))
 	for _, m := range res.Flows[1:] {
 		if m.Rejected == 0 && m.MaxWait <= mouseBound {
@@ -91,7 +87,7 @@ func TestRejectVersusQueue(t *testing.T) {
 	burst := []Flow{{Name: "deploy-pipeline", Count: 30, Work: 10}}
 	for _, tc := range []struct {
 		name, reason     string
-		response         flowcontrol.LimitResponse
+		queuing          *Queuing
 		served, rejected int
 		maxWait          int64
 	}{
@@ -99,7 +95,7 @@ func TestRejectVersusQueue(t *testing.T) {
 		{"queue", "the burst waits two rounds of 10 ticks and nothing is refused", queuing(64, 8, 50), 30, 0, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := simulate(t, SimLevel{Schema: "global-default", Seats: 10, Response: tc.response}, burst).Flows[0]
+			f := simulate(t, SimLevel{Schema: "global-default", Seats: 10, Queuing: tc.queuing}, burst).Flows[0]
 			if f.Served != tc.served || f.Rejected != tc.rejected || f.MaxWait != tc.maxWait {
 				t.Errorf("burst of 30 on 10 seats: served %d rejected %d max wait %d, want %d %d %d (%s)", f.Served, f.Rejected, f.MaxWait, tc.served, tc.rejected, tc.maxWait, tc.reason)
 			}
@@ -113,9 +109,9 @@ func TestSimulateRefusesBadLevels(t *testing.T) {
 		level SimLevel
 		want  string
 	}{
-		{"no seats", SimLevel{Response: reject}, "level has 0 seats, needs at least 1"},
-		{"hand above deck", SimLevel{Seats: 1, Response: queuing(4, 8, 5)}, "handSize 8 is greater than deckSize 4"},
-		{"queue without queuing", SimLevel{Seats: 1, Response: flowcontrol.LimitResponse{Type: flowcontrol.LimitResponseTypeQueue}}, "limit response Queue without queuing parameters"},
+		{"no seats", SimLevel{Queuing: reject}, "level has 0 seats, needs at least 1"},
+		{"hand above deck", SimLevel{Seats: 1, Queuing: queuing(4, 8, 5)}, "handSize 8 is greater than deckSize 4"},
+		{"no queue length", SimLevel{Seats: 1, Queuing: queuing(4, 2, 0)}, "queueLengthLimit 0 is not positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Simulate(tc.level, nil); err == nil || err.Error() != tc.want {
@@ -175,7 +171,7 @@ func TestSimulatedMiceCollideAsPredicted(t *testing.T) {
 			// filled their queues.
 			flows = append(flows, Flow{Name: fmt.Sprintf("mouse-%d", m), Start: 1000 + int64(m)*150, Count: 1, Work: 100})
 		}
-		res := simulate(t, SimLevel{Schema: fmt.Sprintf("run-%d", run), Seats: 10, Response: queuing(deck, hand, 20)}, flows)
+		res := simulate(t, SimLevel{Schema: fmt.Sprintf("run-%d", run), Seats: 10, Queuing: queuing(deck, hand, 20)}, flows)
 		taken := map[int]bool{}
 		for _, e := range res.Flows[:elephants] {
 			for _, q := range e.Hand {
