@@ -93,6 +93,8 @@ func NewPlan(c Config, pods []Pod) Plan {
 	if !c.Enabled {
 		return p
 	}
+	p.Groups = make([]GroupStep, 0, len(c.Groups))
+	p.Pods = make([]PodStep, 0, len(pods))
 	var now time.Duration
 	for _, g := range groupByPriority(c.Groups, pods) {
 		step := GroupStep{Group: g.Group, Pods: len(g.Pods), Skipped: len(g.Pods) == 0, Start: now, End: now}
