@@ -499,6 +499,31 @@ func TestCourse(t *testing.T) {
 	out := build(t, "..", "")
 	checkPages(t, out)
 	checkWeights(t, out)
+	checkDemoBudget(t, out)
+}
+
+// demoBudget is the most a demo's WebAssembly may weigh, uncompressed: what
+// a reader downloads before the demo runs (3 MB, counted in bytes).
+const demoBudget = 3_000_000
+
+// checkDemoBudget fails for a demo over the budget, and when a chapter has
+// no compiled demo at all.
+func checkDemoBudget(t *testing.T, out string) {
+	t.Helper()
+	chapters, _ := filepath.Glob("../chapters/*/demo")
+	wasm, _ := filepath.Glob(filepath.Join(out, "_demos", "*.wasm"))
+	if len(wasm) == 0 || len(wasm) != len(chapters) {
+		t.Fatalf("%d compiled demos for %d chapters with a demo", len(wasm), len(chapters))
+	}
+	for _, f := range wasm {
+		st, err := os.Stat(f) // follows the link into the demo cache
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > demoBudget {
+			t.Errorf("%s is %d bytes, over the demo budget of %d: keep Kubernetes API types out of what the demo imports", filepath.Base(f), st.Size(), demoBudget)
+		}
+	}
 }
 
 var benchRoot = flag.String("site.root", "..", "the repository BenchmarkBuild builds")
