@@ -17,23 +17,14 @@ import (
 	"os"
 	"testing"
 
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/e2e-framework/pkg/env"
-	"sigs.k8s.io/e2e-framework/pkg/envconf"
+
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 var testenv env.Environment
 
 func TestMain(m *testing.M) {
-	kubeconfig := os.Getenv("KUBECONFIG")
-	if kubeconfig == "" {
-		kubeconfig = clientcmd.RecommendedHomeFile
-	}
-	kubeContext := os.Getenv("OPSLAB_CONTEXT")
-	if kubeContext == "" {
-		kubeContext = "kwok-opslab"
-	}
-	cfg := envconf.NewWithKubeConfig(kubeconfig).WithKubeContext(kubeContext)
-	testenv = env.NewWithConfig(cfg)
+	testenv = env.NewWithConfig(labenv.Config())
 	os.Exit(testenv.Run(m))
 }
