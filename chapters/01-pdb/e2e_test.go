@@ -19,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/e2e-framework/pkg/env"
@@ -119,7 +118,7 @@ func compare(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, app 
 		}
 	}
 	var readyPod, slowPod string
-	poll(ctx, t, 90*time.Second, "pods started and budgets counted", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 90*time.Second, "pods started and budgets counted", func(ctx context.Context) (bool, error) {
 		pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
 		if err != nil || len(pods.Items) != s.ready+s.unready {
 			return false, nil
@@ -295,11 +294,4 @@ func podReady(p corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-func poll(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, cond); err != nil {
-		t.Fatalf("%s: not within %v: %v", what, timeout, err)
-	}
 }

@@ -12,11 +12,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // kube returns a typed client for the environment's cluster.
@@ -27,19 +28,6 @@ func kube(t *testing.T, cfg *envconf.Config) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return k
-}
-
-// namespace creates a namespace for one feature and deletes it at the end.
-func namespace(ctx context.Context, t *testing.T, k kubernetes.Interface, prefix string) string {
-	t.Helper()
-	ns, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
-	})
-	return ns.Name
 }
 
 func pod(name, node string, annotations map[string]string) *corev1.Pod {
@@ -70,34 +58,27 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-func poll(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, cond); err != nil {
-		t.Fatalf("%s: not within %v: %v", what, timeout, err)
-	}
-}
-
 func TestNoExecuteEvictsAnUntoleratedPod(t *testing.T) {
 	const node, key = "taints-3", "opslab.dev/smoke"
 	f := features.New("NoExecute taint").
 		Assess("a NoExecute taint evicts a pod that does not tolerate it, by the taint eviction controller", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			k := kube(t, cfg)
-			ns := namespace(ctx, t, k, "smoke-taint-")
+			ns := labenv.Namespace(ctx, t, k, "smoke-taint-")
 			p, err := k.CoreV1().Pods(ns).Create(ctx, pod("victim", node, nil), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			poll(ctx, t, 30*time.Second, "pod victim Ready", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 30*time.Second, "pod victim Ready", func(ctx context.Context) (bool, error) {
 				p, err = k.CoreV1().Pods(ns).Get(ctx, "victim", metav1.GetOptions{})
 				_, ok := podReady(p)
 				return err == nil && ok, nil
 			})
-			taint(ctx, t, k, node, corev1.Taint{Key: key, Value: "e2e", Effect: corev1.TaintEffectNoExecute})
-			poll(ctx, t, 30*time.Second, "pod victim evicted", func(ctx context.Context) (bool, error) {
+			labenv.Taint(ctx, t, k, node, corev1.Taint{Key: key, Value: "e2e", Effect: corev1.TaintEffectNoExecute})
+			labenv.Poll(ctx, t, 30*time.Second, "pod victim evicted", func(ctx context.Context) (bool, error) {
 				p, err := k.CoreV1().Pods(ns).Get(ctx, "victim", metav1.GetOptions{})
 				return err != nil || p.DeletionTimestamp != nil, nil
 			})
-			poll(ctx, t, 10*time.Second, "event TaintManagerEviction for victim", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 10*time.Second, "event TaintManagerEviction for victim", func(ctx context.Context) (bool, error) {
 				evs, err := k.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=victim,reason=TaintManagerEviction"})
 				return err == nil && len(evs.Items) > 0, nil
 			})
@@ -106,48 +87,17 @@ func TestNoExecuteEvictsAnUntoleratedPod(t *testing.T) {
 	testenv.Test(t, f)
 }
 
-// taint adds a taint to a node and removes it when the test ends.
-func taint(ctx context.Context, t *testing.T, k kubernetes.Interface, node string, tn corev1.Taint) {
-	t.Helper()
-	update := func(ctx context.Context, change func(*corev1.Node)) error {
-		n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		change(n)
-		_, err = k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		return err
-	}
-	if err := update(ctx, func(n *corev1.Node) { n.Spec.Taints = append(n.Spec.Taints, tn) }); err != nil {
-		t.Fatalf("taint %s: %v", node, err)
-	}
-	t.Cleanup(func() {
-		wait.PollUntilContextTimeout(context.Background(), time.Second, 20*time.Second, true, func(ctx context.Context) (bool, error) {
-			err := update(ctx, func(n *corev1.Node) {
-				var keep []corev1.Taint
-				for _, x := range n.Spec.Taints {
-					if x.Key != tn.Key {
-						keep = append(keep, x)
-					}
-				}
-				n.Spec.Taints = keep
-			})
-			return err == nil, nil
-		})
-	})
-}
-
 func TestSlowStartDelaysReadiness(t *testing.T) {
 	const delay = 6 * time.Second
 	f := features.New("slow start").
 		Assess(fmt.Sprintf("a pod annotated opslab.dev/ready-after=%v runs at once and is Ready %v later (±2 s)", delay, delay), func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			k := kube(t, cfg)
-			ns := namespace(ctx, t, k, "smoke-slow-")
+			ns := labenv.Namespace(ctx, t, k, "smoke-slow-")
 			if _, err := k.CoreV1().Pods(ns).Create(ctx, pod("slow", "pdb-2", map[string]string{"opslab.dev/ready-after": delay.String()}), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			var running time.Time
-			poll(ctx, t, 20*time.Second, "pod slow running", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 20*time.Second, "pod slow running", func(ctx context.Context) (bool, error) {
 				p, err := k.CoreV1().Pods(ns).Get(ctx, "slow", metav1.GetOptions{})
 				if err != nil || p.Status.Phase != corev1.PodRunning {
 					return false, nil
@@ -159,7 +109,7 @@ func TestSlowStartDelaysReadiness(t *testing.T) {
 				return true, nil
 			})
 			var readyAt time.Time
-			poll(ctx, t, delay+10*time.Second, "pod slow Ready", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, delay+10*time.Second, "pod slow Ready", func(ctx context.Context) (bool, error) {
 				p, err := k.CoreV1().Pods(ns).Get(ctx, "slow", metav1.GetOptions{})
 				if err != nil {
 					return false, nil
@@ -182,7 +132,7 @@ func TestPowerOffHoldsPodsUntilOutOfService(t *testing.T) {
 	f := features.New("power off and out-of-service").
 		Assess("a powered-off node goes NotReady, its StatefulSet pod stays Terminating, and the out-of-service taint lets it be recreated on another node", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			k := kube(t, cfg)
-			ns := namespace(ctx, t, k, "smoke-power-")
+			ns := labenv.Namespace(ctx, t, k, "smoke-power-")
 			labels := map[string]string{"app": "db"}
 			tolerate := func(key string) corev1.Toleration {
 				return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](3)}
@@ -210,7 +160,7 @@ func TestPowerOffHoldsPodsUntilOutOfService(t *testing.T) {
 			}
 			var node string
 			var oldUID string
-			poll(ctx, t, 30*time.Second, "db-0 Ready", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 30*time.Second, "db-0 Ready", func(ctx context.Context) (bool, error) {
 				p, err := k.CoreV1().Pods(ns).Get(ctx, "db-0", metav1.GetOptions{})
 				if err != nil {
 					return false, nil
@@ -222,11 +172,11 @@ func TestPowerOffHoldsPodsUntilOutOfService(t *testing.T) {
 			power(t, "off", node)
 			t.Cleanup(func() { power(t, "on", node) })
 
-			poll(ctx, t, 30*time.Second, node+" NotReady", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 30*time.Second, node+" NotReady", func(ctx context.Context) (bool, error) {
 				n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 				return err == nil && !nodeReady(n), nil
 			})
-			poll(ctx, t, 60*time.Second, "db-0 marked for deletion", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 60*time.Second, "db-0 marked for deletion", func(ctx context.Context) (bool, error) {
 				p, err := k.CoreV1().Pods(ns).Get(ctx, "db-0", metav1.GetOptions{})
 				if err == nil && string(p.UID) != oldUID {
 					return false, fmt.Errorf("db-0 was deleted and replaced on %s without the out-of-service taint: nothing held its deletion", p.Spec.NodeName)
@@ -242,8 +192,8 @@ func TestPowerOffHoldsPodsUntilOutOfService(t *testing.T) {
 				t.Fatalf("db-0 did not stay Terminating on the powered-off node for %v (err %v)", hold, err)
 			}
 
-			taint(ctx, t, k, node, corev1.Taint{Key: "node.kubernetes.io/out-of-service", Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute})
-			poll(ctx, t, 45*time.Second, "db-0 recreated and Ready on another node", func(ctx context.Context) (bool, error) {
+			labenv.Taint(ctx, t, k, node, corev1.Taint{Key: "node.kubernetes.io/out-of-service", Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute})
+			labenv.Poll(ctx, t, 45*time.Second, "db-0 recreated and Ready on another node", func(ctx context.Context) (bool, error) {
 				p, err := k.CoreV1().Pods(ns).Get(ctx, "db-0", metav1.GetOptions{})
 				if err != nil || string(p.UID) == oldUID {
 					return false, nil

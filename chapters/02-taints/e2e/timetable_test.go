@@ -14,12 +14,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	"github.com/opslab/opslab/chapters/02-taints/timetable"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // slack is how long after its predicted time a pod may take to go: the
@@ -44,7 +44,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 				t.Fatal(err)
 			}
 			node := untaintedPoolNode(ctx, t, k, true)
-			ns := namespace(ctx, t, k)
+			ns := labenv.Namespace(ctx, t, k, "taints-e2e-")
 			tolerate := func(key string, seconds *int64) []corev1.Toleration {
 				return []corev1.Toleration{{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}}
 			}
@@ -70,7 +70,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			poll(ctx, t, 60*time.Second, "every pod Ready", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 60*time.Second, "every pod Ready", func(ctx context.Context) (bool, error) {
 				list, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 				if err != nil {
 					return false, nil
@@ -107,7 +107,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 
 			// The experiment: taint the node and watch who leaves when.
 			before := time.Now()
-			taint(ctx, t, k, node, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute})
+			labenv.Taint(ctx, t, k, node, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute})
 			after := time.Now()
 			gone := map[string]time.Duration{} // since before
 			deadline := after.Add(horizon + slack)
@@ -168,7 +168,7 @@ func secondsOf(p prediction) string {
 func evicted(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod string) {
 	t.Helper()
 	want := "Marking for deletion Pod " + ns + "/" + pod
-	poll(ctx, t, 10*time.Second, "event TaintManagerEviction for "+pod, func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 10*time.Second, "event TaintManagerEviction for "+pod, func(ctx context.Context) (bool, error) {
 		evs, err := k.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=TaintManagerEviction,involvedObject.name=" + pod})
 		if err != nil {
 			return false, nil
@@ -212,58 +212,4 @@ func untaintedPoolNode(ctx context.Context, t *testing.T, k kubernetes.Interface
 	}
 	t.Fatalf("no node of pool taints is free of taints (and of pods: %v) among %d nodes: clean up the chapter 2 lab (kubectl delete namespace taints-lab; remove its taints) and run again", empty, len(nodes.Items))
 	return ""
-}
-
-// namespace creates the test's namespace and deletes it at the end.
-func namespace(ctx context.Context, t *testing.T, k kubernetes.Interface) string {
-	t.Helper()
-	ns, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "taints-e2e-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
-	})
-	return ns.Name
-}
-
-// taint adds a taint to a node and takes it off when the test ends.
-func taint(ctx context.Context, t *testing.T, k kubernetes.Interface, node string, tn corev1.Taint) {
-	t.Helper()
-	update := func(ctx context.Context, change func(*corev1.Node)) error {
-		n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		change(n)
-		_, err = k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		return err
-	}
-	if err := update(ctx, func(n *corev1.Node) { n.Spec.Taints = append(n.Spec.Taints, tn) }); err != nil {
-		t.Fatalf("taint %s: %v", node, err)
-	}
-	t.Cleanup(func() {
-		err := wait.PollUntilContextTimeout(context.Background(), time.Second, 20*time.Second, true, func(ctx context.Context) (bool, error) {
-			err := update(ctx, func(n *corev1.Node) {
-				var keep []corev1.Taint
-				for _, x := range n.Spec.Taints {
-					if x.Key != tn.Key {
-						keep = append(keep, x)
-					}
-				}
-				n.Spec.Taints = keep
-			})
-			return err == nil, nil
-		})
-		if err != nil {
-			t.Errorf("could not take taint %s off %s: %v", tn.Key, node, err)
-		}
-	})
-}
-
-func poll(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, cond); err != nil {
-		t.Fatalf("%s: not within %v: %v", what, timeout, err)
-	}
 }

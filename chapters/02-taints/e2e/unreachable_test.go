@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // TestHandMadeUnreachableTaintRemoved is why the lab uses a key of its own:
@@ -31,8 +33,8 @@ func TestHandMadeUnreachableTaintRemoved(t *testing.T) {
 			start := time.Now()
 			// taint's clean-up finds nothing left to remove if the controller
 			// did its job, and removes the taint if it did not.
-			taint(ctx, t, k, node, corev1.Taint{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute})
-			poll(ctx, t, 60*time.Second, "unreachable taint gone from "+node, func(ctx context.Context) (bool, error) {
+			labenv.Taint(ctx, t, k, node, corev1.Taint{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute})
+			labenv.Poll(ctx, t, 60*time.Second, "unreachable taint gone from "+node, func(ctx context.Context) (bool, error) {
 				n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 				if err != nil {
 					return false, nil

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 const (
@@ -61,13 +62,13 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			var pod *corev1.Pod
-			poll(ctx, t, 60*time.Second, "db-0 Running and Ready", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 60*time.Second, "db-0 Running and Ready", func(ctx context.Context) (bool, error) {
 				pod, err = k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
 				return err == nil && pod.Spec.NodeName != "" && podReady(pod), nil
 			})
 			s.deadNode, s.oldUID = pod.Spec.NodeName, pod.UID
 			power(t, "off", s.deadNode)
-			poll(ctx, t, 150*time.Second, "db-0 marked for deletion after its node went NotReady", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 150*time.Second, "db-0 marked for deletion after its node went NotReady", func(ctx context.Context) (bool, error) {
 				pod, err = k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
 				return err == nil && pod.DeletionTimestamp != nil, nil
 			})
@@ -123,7 +124,7 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 				}
 				bound = max(bound, model.Gone.At-time.Minute)
 			}
-			poll(ctx, t, bound+slack, "old db-0 gone", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, bound+slack, "old db-0 gone", func(ctx context.Context) (bool, error) {
 				p, err := s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
 				return apierrors.IsNotFound(err) || err == nil && p.UID != s.oldUID, nil
 			})
@@ -133,7 +134,7 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 		Assess("the replacement runs on a healthy node", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			s := ctx.Value(stateKey).(*scenario)
 			var pod *corev1.Pod
-			poll(ctx, t, 60*time.Second, "new db-0 Running and Ready", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 60*time.Second, "new db-0 Running and Ready", func(ctx context.Context) (bool, error) {
 				var err error
 				pod, err = s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
 				return err == nil && pod.UID != s.oldUID && pod.DeletionTimestamp == nil && podReady(pod), nil
@@ -246,13 +247,6 @@ func statefulSet() *appsv1.StatefulSet {
 				},
 			},
 		},
-	}
-}
-
-func poll(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, cond); err != nil {
-		t.Fatalf("%s: not within %v: %v", what, timeout, err)
 	}
 }
 
