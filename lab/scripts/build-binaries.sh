@@ -36,7 +36,7 @@ fi
 
 mkdir -p "$LAB_BIN"
 echo "lab-binaries: building ${#missing[@]} of ${#components[@]} binaries into ${LAB_BIN#$OPSLAB_ROOT/}"
-echo "lab-binaries: a cold build takes about 12 minutes on 2 cores; later runs reuse the cache"
+echo "lab-binaries: a cold build takes four to five minutes on 2 cores; later runs reuse the cache"
 start=$SECONDS
 i=0
 tmp=""
