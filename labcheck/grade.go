@@ -316,31 +316,30 @@ func WriteSummary(w io.Writer, reports []*Report) {
 		}
 		fmt.Fprintf(w, " %9s\n", fmt.Sprintf("%d/%d", r.Score, r.MaxScore))
 	}
-	// Points per check across the class: which claims the class has proven.
-	if len(reports[0].Checks) > 0 || len(reports) > 1 {
-		var first *Report
+	// Points per check across the class: which claims the class has proven,
+	// counted over the students who could be graded.
+	var first *Report
+	for _, r := range reports {
+		if r.Error == "" {
+			first = r
+			break
+		}
+	}
+	if first == nil || len(first.Checks) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncheck                                      passed")
+	for i, c := range first.Checks {
+		passed, graded := 0, 0
 		for _, r := range reports {
-			if r.Error == "" {
-				first = r
-				break
-			}
-		}
-		if first == nil {
-			return
-		}
-		fmt.Fprintln(w, "\ncheck                                      passed")
-		for i, c := range first.Checks {
-			passed, graded := 0, 0
-			for _, r := range reports {
-				if r.Error == "" && i < len(r.Checks) {
-					graded++
-					if r.Checks[i].Status == StatusPass {
-						passed++
-					}
+			if r.Error == "" && i < len(r.Checks) {
+				graded++
+				if r.Checks[i].Status == StatusPass {
+					passed++
 				}
 			}
-			fmt.Fprintf(w, "%-4s %-37s %d/%d\n", c.Number, c.ID, passed, graded)
 		}
+		fmt.Fprintf(w, "%-4s %-37s %d/%d\n", c.Number, c.ID, passed, graded)
 	}
 }
 
