@@ -22,13 +22,7 @@ for i in $(seq "$runs"); do
 	t1=$(now)
 	"$OPSLAB_ROOT/lab/scripts/lab-down.sh" >/dev/null
 	t2=$(now)
-	kwokctl create cluster --name "$OPSLAB_CLUSTER" --runtime binary --kubeconfig "$KUBECONFIG" \
-		--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
-		--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
-		--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
-		--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \
-		--kwok-controller-binary "$LAB_BIN/kwok" \
-		--etcd-binary "$LAB_BIN/etcd" --wait 2m >/dev/null 2>&1
+	kwokctl_create --name "$OPSLAB_CLUSTER" --kubeconfig "$KUBECONFIG" --wait 2m >/dev/null 2>&1
 	t3=$(now)
 	"$OPSLAB_ROOT/lab/scripts/lab-down.sh" >/dev/null
 	ours+=("$(awk "BEGIN{print $t1 - $t0}")") raw+=("$(awk "BEGIN{print $t3 - $t2}")")

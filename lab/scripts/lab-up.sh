@@ -64,14 +64,7 @@ fi
 echo "lab-up: creating cluster $name (kube-apiserver $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! kwokctl create cluster --name "$name" --runtime binary \
-	--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
-	--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
-	--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
-	--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \
-	--kwok-controller-binary "$LAB_BIN/kwok" \
-	--etcd-binary "$LAB_BIN/etcd" \
-	"${port_args[@]}" "${kubeconfig_args[@]}" --wait 2m >"$log" 2>&1; then
+if ! kwokctl_create --name "$name" "${port_args[@]}" "${kubeconfig_args[@]}" --wait 2m >"$log" 2>&1; then
 	logs=$HOME/.kwok/clusters/$name/logs
 	failed=$(grep -oE '(kube-apiserver|kube-controller-manager|kube-scheduler|kwok-controller|etcd)' "$log" | tail -1 || true)
 	if [ -n "$failed" ] && [ -f "$logs/$failed.log" ]; then

@@ -10,3 +10,16 @@ GO_MIN=1.26
 OPSLAB_ROOT=${OPSLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 LAB_CACHE=${LAB_CACHE:-$OPSLAB_ROOT/.cache/lab}
 LAB_BIN=$LAB_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION
+
+# kwokctl_create creates a cluster from the course's configuration with the
+# cached binaries; lab-up and bench-lab both create clusters this way.
+kwokctl_create() {
+	KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl \
+	"$LAB_BIN/kwokctl" create cluster --runtime binary \
+		--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
+		--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
+		--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
+		--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \
+		--kwok-controller-binary "$LAB_BIN/kwok" \
+		--etcd-binary "$LAB_BIN/etcd" "$@"
+}
