@@ -69,6 +69,9 @@ check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on y
 	@$(GO) build -o .cache/bin/labcheck ./cmd/labcheck
 	@.cache/bin/labcheck --chapter $* --context $(OPSLAB_CONTEXT)
 
+differential-chapter-%: ## chapter N's randomized differentials at length (CASES=500, SEED=random; prints the seed)
+	@lab/scripts/differential.sh $*
+
 solve-chapter-%: ## run chapter N's reference solution on your cluster
 	@$(call chapter,$*)/lab/solve.sh
 
