@@ -79,6 +79,10 @@ type Budget struct {
 
 	// Generation counts changes to the spec, as metadata.generation does.
 	Generation int64
+	// ResourceVersion changes with every write of the object, spec or
+	// status, as metadata.resourceVersion does. A status update that names
+	// an older one fails with a conflict.
+	ResourceVersion int64
 	// Status is what the disruption controller last wrote.
 	Status Status
 }
@@ -129,6 +133,20 @@ type Status struct {
 	// approval, until the controller sees the pod deleted or DeletionTimeout
 	// passes.
 	DisruptedPods map[string]time.Duration
+}
+
+// copy returns a copy of b that shares no map with it.
+func (b *Budget) copy() Budget {
+	out := *b
+	out.Status.DisruptedPods = maps.Clone(b.Status.DisruptedPods)
+	return out
+}
+
+// equal reports whether two statuses would be written the same.
+func (s Status) equal(o Status) bool {
+	return s.ObservedGeneration == o.ObservedGeneration && s.ExpectedPods == o.ExpectedPods &&
+		s.DesiredHealthy == o.DesiredHealthy && s.CurrentHealthy == o.CurrentHealthy &&
+		s.DisruptionsAllowed == o.DisruptionsAllowed && maps.Equal(s.DisruptedPods, o.DisruptedPods)
 }
 
 // String returns the status the way a reader compares it with kubectl's

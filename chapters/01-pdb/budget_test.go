@@ -184,3 +184,125 @@ func TestBudgetValidation(t *testing.T) {
 		})
 	}
 }
+
+// maxUnavailable: 1 keeps meaning "one pod may go" when the replica count
+// changes, where minAvailable: 2, which says the same of three replicas,
+// allows three disruptions of five replicas and none of two.
+func TestMaxUnavailableFollowsReplicaCount(t *testing.T) {
+	tests := []struct {
+		name     string
+		reason   string
+		replicas int
+		wantMax  int // disruptionsAllowed under maxUnavailable: 1
+		wantMin  int // disruptionsAllowed under minAvailable: 2
+	}{
+		{name: "three", reason: "the two forms agree on three replicas", replicas: 3, wantMax: 1, wantMin: 1},
+		{name: "scaled-up-to-five", reason: "a floor of 2 now lets three go at once", replicas: 5, wantMax: 1, wantMin: 3},
+		{name: "scaled-down-to-two", reason: "a floor of 2 now blocks every drain", replicas: 2, wantMax: 1, wantMin: 0},
+	}
+	max1 := web(t, 3, maxUnavailable(Int(1)))
+	min2 := web(t, 3, minAvailable(Int(2)))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, c := range []*Cluster{max1, min2} {
+				if err := c.Scale("web", tt.replicas); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Advance(15 * time.Second); err != nil { // new pods become Ready
+					t.Fatal(err)
+				}
+			}
+			if got := mustBudget(t, max1, "web").Status.DisruptionsAllowed; got != tt.wantMax {
+				t.Errorf("maxUnavailable 1 of %d replicas: disruptionsAllowed %d, want %d (%s)", tt.replicas, got, tt.wantMax, tt.reason)
+			}
+			if got := mustBudget(t, min2, "web").Status.DisruptionsAllowed; got != tt.wantMin {
+				t.Errorf("minAvailable 2 of %d replicas: disruptionsAllowed %d, want %d (%s)", tt.replicas, got, tt.wantMin, tt.reason)
+			}
+		})
+	}
+}
+
+// fastSlow builds the example of two budgets over one pod: deployment fast
+// (one pod, Ready; a replacement is Ready 15 s after it starts) and deployment slow (one pod that becomes Ready 15 s after
+// it starts), both labelled tier=a; budget pdb-a selects slow with
+// minAvailable 0, budget pdb-b selects tier=a with minAvailable 1. The
+// budgets are created while slow is still starting.
+func fastSlow(t *testing.T) *Cluster {
+	t.Helper()
+	c := NewCluster()
+	for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
+		must(t, c.AddNode(n))
+	}
+	must(t, c.AddController(Controller{Name: "fast", Replicas: 1, Labels: map[string]string{"app": "fast", "tier": "a"}, ReadyAfter: 15 * time.Second}))
+	must(t, c.AddController(Controller{Name: "slow", Replicas: 0, Labels: map[string]string{"app": "slow", "tier": "a"}, ReadyAfter: 15 * time.Second}))
+	must(t, c.Scale("slow", 1))
+	zero, one := Int(0), Int(1)
+	must(t, c.AddBudget(Budget{Name: "pdb-a", Selector: &Selector{MatchLabels: map[string]string{"app": "slow"}}, MinAvailable: &zero}))
+	must(t, c.AddBudget(Budget{Name: "pdb-b", Selector: &Selector{MatchLabels: map[string]string{"tier": "a"}}, MinAvailable: &one}))
+	return c
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// When two budgets select a pod, an event of that pod makes the disruption
+// controller sync only one of them; the other keeps its old status until
+// its own update or a resync, and the eviction subresource trusts that old
+// status. In the example, slow becomes Ready: if the controller picks
+// pdb-a, pdb-b still says 1 healthy and refuses to evict fast, which
+// could go; a resync of pdb-b sets it right.
+func TestOverlappingBudgetsKeepStaleStatus(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		picks        string // the budget the controller syncs for slow's event
+		wantA, wantB string // statuses after slow is Ready
+		wantFast     int    // dry-run eviction of fast-1
+	}{
+		{name: "picks-pdb-a", reason: "pdb-b is stale: 1 healthy where there are 2, so fast is refused",
+			picks: "pdb-a", wantA: "expected 1, desired 0, healthy 1, allowed 1", wantB: "expected 2, desired 1, healthy 1, allowed 0", wantFast: CodeTooManyRequests},
+		{name: "picks-pdb-b", reason: "pdb-a is stale, pdb-b is right and allows fast to go",
+			picks: "pdb-b", wantA: "expected 1, desired 0, healthy 0, allowed 0", wantB: "expected 2, desired 1, healthy 2, allowed 1", wantFast: CodeCreated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fastSlow(t)
+			must(t, c.PreferBudget(tt.picks))
+			must(t, c.Advance(15*time.Second))
+			a, b := mustBudget(t, c, "pdb-a").Status.String(), mustBudget(t, c, "pdb-b").Status.String()
+			if a != tt.wantA || b != tt.wantB {
+				t.Errorf("controller picks %s: pdb-a %q, pdb-b %q; want %q, %q (%s)", tt.picks, a, b, tt.wantA, tt.wantB, tt.reason)
+			}
+			if d := c.EvictDryRun("fast-1"); d.Code != tt.wantFast {
+				t.Errorf("controller picks %s: EvictDryRun(fast-1) = %s, want code %d (%s)", tt.picks, d, tt.wantFast, tt.reason)
+			}
+			// The budgets' own updates bring both up to date.
+			must(t, c.ResyncBudget("pdb-a"))
+			must(t, c.ResyncBudget("pdb-b"))
+			fresh := []string{"expected 1, desired 0, healthy 1, allowed 1", "expected 2, desired 1, healthy 2, allowed 1"}
+			if got := []string{mustBudget(t, c, "pdb-a").Status.String(), mustBudget(t, c, "pdb-b").Status.String()}; got[0] != fresh[0] || got[1] != fresh[1] {
+				t.Errorf("after a resync of both: %q, want %q", got, fresh)
+			}
+		})
+	}
+}
+
+// The reverse: a shared pod turns unready, the controller syncs the other
+// budget, and the stale one lets an eviction take the application below
+// the floor it declared.
+func TestOverlappingBudgetsStaleStatusBreaksFloor(t *testing.T) {
+	c := fastSlow(t)
+	must(t, c.PreferBudget("pdb-b"))
+	must(t, c.Advance(15*time.Second)) // both Ready, pdb-b up to date: allows 1
+	must(t, c.PreferBudget("pdb-a"))
+	must(t, c.SetReady("slow-1", false)) // only pdb-a is synced
+	if d := c.Evict("fast-1"); !d.Allowed {
+		t.Fatalf("Evict(fast-1) = %s, want allowed on pdb-b's stale allowed 1", d)
+	}
+	if n := readyPods(c); n != 0 {
+		t.Errorf("%d pods Ready, want 0: pdb-b's floor of 1 was broken by its stale status", n)
+	}
+}

@@ -33,6 +33,11 @@ type Pod struct {
 	ReadyAt time.Duration
 	// Unready is set while the pod's readiness probe fails.
 	Unready bool
+	// NodeLost is set once the node lifecycle controller has marked the pod
+	// not Ready because its node stopped reporting (MarkPodsNotReady).
+	NodeLost bool
+	// Restarts counts the restarts of its container after a crash.
+	Restarts int
 
 	budgets []*Budget // the budgets that select it, in creation order
 	gone    bool      // deleted from the cluster; still in Cluster.order until compacted
@@ -41,16 +46,52 @@ type Pod struct {
 // Ready reports whether p is Ready at now: the condition the disruption
 // controller and the eviction subresource read (podutil.IsPodReady).
 func (p *Pod) Ready(now time.Duration) bool {
-	return p.Phase == Running && !p.Terminating && !p.Unready && now >= p.ReadyAt
+	return p.Phase == Running && !p.Terminating && !p.Unready && !p.NodeLost && now >= p.ReadyAt
 }
 
 // A Node is a node pods run on.
 type Node struct {
 	Name     string
 	Cordoned bool // spec.unschedulable
+	// Down is set when the node has lost power: it runs nothing and reports
+	// nothing, but the API server does not know it yet.
+	Down bool
+	// Unreachable is set once the node lifecycle controller has noticed the
+	// silence and tainted the node node.kubernetes.io/unreachable, NoSchedule
+	// and NoExecute: the scheduler places nothing there any more.
+	Unreachable bool
 
 	index int // position in Cluster.nodeList
 }
+
+// NodeMonitorGracePeriod is how long the node lifecycle controller waits
+// for a silent node before it sets its Ready condition to Unknown, taints
+// it unreachable and marks its pods not Ready (--node-monitor-grace-period,
+// 50 s by default in pkg/controller/nodelifecycle/config/v1alpha1/defaults.go).
+// The model acts at that instant; upstream checks every 5 s.
+const NodeMonitorGracePeriod = 50 * time.Second
+
+// DefaultTolerationSeconds is how long a pod tolerates the unreachable
+// NoExecute taint when its manifest says nothing: the DefaultTolerationSeconds
+// admission plugin adds 300 s to every pod (chapter 2). Then the taint
+// eviction controller deletes it.
+const DefaultTolerationSeconds = 300 * time.Second
+
+// A timer is something a controller will do at a later instant.
+type timer struct {
+	at   time.Duration
+	kind timerKind
+	node string
+}
+
+type timerKind int
+
+const (
+	// The node lifecycle controller notices a silent node.
+	timerNodeUnreachable timerKind = iota
+	// The taint eviction controller deletes the pods of an unreachable node.
+	timerTaintEviction
+)
 
 // A Controller stands for a Deployment: it keeps Replicas pods with Labels,
 // replaces a pod as soon as it goes, and its replacements become Ready
@@ -85,6 +126,8 @@ type Cluster struct {
 	budgetsVersion int    // counts AddBudget calls, to invalidate Controller.budgets
 	notReady       []*Pod // Running pods that will become Ready later
 	stopped        bool   // the disruption controller is not running
+	timers         []timer
+	prefer         string // the budget the disruption controller picks for a pod several select
 	quiet          bool   // do not log pod creations
 	dirty          map[*Budget]bool
 	log            [][]Event // in chunks, so that a long log is never copied to grow
@@ -214,7 +257,8 @@ func (c *Cluster) Scale(name string, replicas int) error {
 	}
 	c.record(Event{Kind: EventScale, Controller: name, Detail: fmt.Sprintf("%d → %d replicas", ctl.Replicas, replicas)})
 	ctl.Replicas = replicas
-	c.touchAll() // the scale is part of expectedPods
+	// The disruption controller does not watch scales: the pods the
+	// ReplicaSet creates or deletes are the events that sync the budgets.
 	c.reconcile(ctl)
 	c.sync()
 	return nil
@@ -317,6 +361,7 @@ func (c *Cluster) AddBudget(b Budget) error {
 		}
 	}
 	b.Generation = 1
+	b.ResourceVersion = 1
 	b.Status = Status{}
 	nb := &b
 	c.budgets = append(c.budgets, nb)
@@ -347,6 +392,7 @@ func (c *Cluster) UpdateBudget(name string, change func(*Budget)) error {
 	b.MinAvailable, b.MaxUnavailable = next.MinAvailable, next.MaxUnavailable
 	b.UnhealthyPodEvictionPolicy = next.UnhealthyPodEvictionPolicy
 	b.Generation++
+	b.ResourceVersion++
 	c.record(Event{Kind: EventBudgetChanged, Budget: name, Detail: b.Spec()})
 	c.sync()
 	return nil
@@ -405,14 +451,98 @@ func (c *Cluster) Advance(d time.Duration) error {
 
 func (c *Cluster) advanceTo(t time.Duration) {
 	for {
-		next, ok := c.nextReady()
-		if !ok || next > t {
-			break
+		ready, okReady := c.nextReady()
+		tm, okTimer := c.nextTimer()
+		switch {
+		case okTimer && tm.at <= t && (!okReady || tm.at <= ready):
+			c.now = tm.at
+			c.fire(tm)
+		case okReady && ready <= t:
+			c.now = ready
+			c.becomeReady()
+		default:
+			c.now = t
+			return
 		}
-		c.now = next
-		c.becomeReady()
 	}
-	c.now = t
+}
+
+// nextChange returns the earliest future instant at which something will
+// happen without anyone acting: a pod becoming Ready, or a controller's
+// timer.
+func (c *Cluster) nextChange() (time.Duration, bool) {
+	next, ok := c.nextReady()
+	if tm, okTimer := c.nextTimer(); okTimer && (!ok || tm.at < next) {
+		next, ok = tm.at, true
+	}
+	return next, ok
+}
+
+// nextTimer returns the earliest timer, the first set of those due at the
+// same instant.
+func (c *Cluster) nextTimer() (timer, bool) {
+	if len(c.timers) == 0 {
+		return timer{}, false
+	}
+	best := c.timers[0]
+	for _, tm := range c.timers[1:] {
+		if tm.at < best.at {
+			best = tm
+		}
+	}
+	return best, true
+}
+
+// fire removes a timer and does what it stands for.
+func (c *Cluster) fire(tm timer) {
+	c.timers = slices.DeleteFunc(c.timers, func(x timer) bool { return x == tm })
+	n := c.nodes[tm.node]
+	switch tm.kind {
+	case timerNodeUnreachable:
+		// monitorNodeHealth: the Ready condition goes Unknown, the node is
+		// tainted unreachable, and MarkPodsNotReady turns its pods' Ready
+		// condition false. The pods stay: nobody deletes them yet.
+		n.Unreachable = true
+		var pods []string
+		for _, p := range c.order {
+			if p.gone || p.Node != n.Name || p.Terminating {
+				continue
+			}
+			p.NodeLost = true
+			c.touch(p)
+			pods = append(pods, p.Name)
+		}
+		c.record(Event{Kind: EventNodeUnreachable, Node: n.Name, Detail: names(pods)})
+		c.timers = append(c.timers, timer{at: c.now + DefaultTolerationSeconds, kind: timerTaintEviction, node: n.Name})
+		c.sync()
+	case timerTaintEviction:
+		// The taint eviction controller deletes every pod whose toleration
+		// of the unreachable taint has run out. No budget is asked. The
+		// kubelet that would finish the deletion is dead, so each pod stays
+		// Terminating, bound to the node; its ReplicaSet, which ignores
+		// pods being deleted, creates a replacement at once, and the taint
+		// keeps the replacement off this node.
+		var owners []string
+		for _, p := range c.order {
+			if p.gone || p.Node != n.Name || p.Terminating || !n.Down {
+				continue
+			}
+			c.count(p, -1)
+			p.Terminating = true
+			c.count(p, +1)
+			c.touch(p)
+			c.record(Event{Kind: EventTaintEviction, Pod: p.Name, Node: n.Name})
+			if p.Owner != "" && !slices.Contains(owners, p.Owner) {
+				owners = append(owners, p.Owner)
+			}
+		}
+		for _, o := range owners {
+			if ctl, ok := c.controllers[o]; ok {
+				c.reconcile(ctl)
+			}
+		}
+		c.sync()
+	}
 }
 
 // nextReady returns the earliest future instant at which a pod becomes
@@ -456,15 +586,57 @@ func (c *Cluster) becomeReady() {
 	}
 }
 
-// Crash removes a pod without asking anyone, as a power loss or a kernel
-// panic does. Its controller replaces it.
-func (c *Cluster) Crash(name string) error {
-	p, ok := c.pods[name]
+// PowerOff makes a node lose power, as a failed power supply or a kernel
+// panic does. Nothing asks a budget and nothing happens at once: the pods on
+// it stay, bound and Ready as far as the API server knows, until the node
+// lifecycle controller notices the silence NodeMonitorGracePeriod later and
+// marks them not Ready; DefaultTolerationSeconds after that, the taint
+// eviction controller deletes them and their controllers replace them on
+// other nodes.
+func (c *Cluster) PowerOff(node string) error {
+	n, ok := c.nodes[node]
 	if !ok {
-		return fmt.Errorf("unknown pod %q", name)
+		return fmt.Errorf("unknown node %q", node)
 	}
-	c.record(Event{Kind: EventCrash, Pod: name, Node: p.Node})
-	c.remove(p)
+	if n.Down {
+		return fmt.Errorf("node %s is already down", node)
+	}
+	n.Down = true
+	c.record(Event{Kind: EventNodeDown, Node: node, Detail: names(c.PodsOn(node))})
+	c.timers = append(c.timers, timer{at: c.now + NodeMonitorGracePeriod, kind: timerNodeUnreachable, node: node})
+	return nil
+}
+
+// CrashContainer makes a pod's container exit, as an out-of-memory kill or
+// a panic in the program does. The kubelet restarts it in the same pod, on
+// the same node: no pod is deleted, none is created, and no budget is asked.
+// The pod is not Ready until its readiness probe passes again, its
+// controller's ReadyAfter later. (The kubelet waits longer between restarts
+// of a container that keeps crashing; the model restarts it at once.)
+func (c *Cluster) CrashContainer(pod string) error {
+	p, ok := c.pods[pod]
+	if !ok {
+		return fmt.Errorf("unknown pod %q", pod)
+	}
+	switch {
+	case p.Phase != Running:
+		return fmt.Errorf("pod %s is %s: it has no running container to crash", pod, p.Phase)
+	case p.Terminating:
+		return fmt.Errorf("pod %s is being deleted: its container is not restarted", pod)
+	case p.Node != "" && c.nodes[p.Node].Down:
+		return fmt.Errorf("pod %s: node %s is down, nothing runs there", pod, p.Node)
+	}
+	var after time.Duration
+	if ctl, ok := c.controllers[p.Owner]; ok {
+		after = ctl.ReadyAfter
+	}
+	p.Restarts++
+	p.ReadyAt = c.now + after
+	if after > 0 {
+		c.notReady = append(c.notReady, p)
+	}
+	c.touch(p)
+	c.record(Event{Kind: EventContainerCrash, Pod: pod, Node: p.Node, ReadyAt: p.ReadyAt, Detail: strconv.Itoa(p.Restarts)})
 	c.sync()
 	return nil
 }
@@ -506,8 +678,8 @@ func (c *Cluster) insert(p *Pod) {
 	p.budgets = c.selecting(p)
 	for _, b := range p.budgets {
 		c.budgetPods[b] = append(c.budgetPods[b], p)
-		c.dirty[b] = true
 	}
+	c.touch(p)
 	if p.Phase == Running && p.ReadyAt > c.now {
 		c.notReady = append(c.notReady, p)
 	}
@@ -535,9 +707,18 @@ func (c *Cluster) selecting(p *Pod) []*Budget {
 	return slices.Clone(ctl.budgets)
 }
 
-// remove deletes a pod and lets its controller replace it.
+// remove deletes a pod and lets its controller replace it. On a node that
+// is down no kubelet confirms the deletion: the pod stays Terminating,
+// bound to the node, and the ReplicaSet replaces it all the same.
 func (c *Cluster) remove(p *Pod) {
-	c.forget(p)
+	if p.Node != "" && c.nodes[p.Node].Down {
+		c.count(p, -1)
+		p.Terminating = true
+		c.count(p, +1)
+		c.touch(p)
+	} else {
+		c.forget(p)
+	}
 	if ctl, ok := c.controllers[p.Owner]; ok {
 		c.reconcile(ctl)
 	}
@@ -551,8 +732,8 @@ func (c *Cluster) forget(p *Pod) {
 	c.removed++
 	for _, b := range p.budgets {
 		c.budgetPods[b] = slices.DeleteFunc(c.budgetPods[b], func(q *Pod) bool { return q == p })
-		c.dirty[b] = true
 	}
+	c.touch(p)
 	if c.removed > len(c.pods) {
 		c.order = slices.DeleteFunc(c.order, func(q *Pod) bool { return q.gone })
 		c.removed = 0
@@ -625,7 +806,7 @@ func (c *Cluster) place(p *Pod, ctl *Controller) {
 	own := c.ownOnNode[ctl.Name]
 	best, bestOwn, bestAll := -1, 0, 0
 	for i, n := range c.nodeList {
-		if n.Cordoned {
+		if n.Cordoned || n.Unreachable {
 			continue
 		}
 		mine := 0
@@ -666,11 +847,57 @@ func (c *Cluster) schedulePending() {
 	}
 }
 
-// touch marks the budgets of a pod for the next sync.
+// touch marks for the next sync the budget that the disruption controller
+// queues for an event of p: one budget, even when several select the pod.
 func (c *Cluster) touch(p *Pod) {
-	for _, b := range p.budgets {
+	if b := c.pick(p); b != nil {
 		c.dirty[b] = true
 	}
+}
+
+// pick returns the one budget the disruption controller syncs for an event
+// of a pod. Upstream, addPod, updatePod and deletePod call getPdbForPod,
+// which takes the first of the budgets that select the pod in the order
+// the informer's cache lists them, a Go map's order, and logs "Chose %q
+// arbitrarily". The model takes the budget PreferBudget named when it
+// selects the pod, and otherwise the oldest, so that a scenario plays the
+// same every time; the other budgets keep their status until their own next
+// sync.
+func (c *Cluster) pick(p *Pod) *Budget {
+	if len(p.budgets) == 0 {
+		return nil
+	}
+	for _, b := range p.budgets {
+		if b.Name == c.prefer {
+			return b
+		}
+	}
+	return p.budgets[0]
+}
+
+// PreferBudget names the budget the disruption controller picks when a pod
+// that changed is selected by several (see pick); "" restores the oldest.
+func (c *Cluster) PreferBudget(name string) error {
+	if name != "" && c.budget(name) == nil {
+		return fmt.Errorf("unknown budget %q", name)
+	}
+	c.prefer = name
+	return nil
+}
+
+// ResyncBudget syncs one budget as an update of the budget object that does
+// not change its spec does (a new label or annotation), or as the
+// informers' periodic resync does, every 12 to 24 hours with
+// kube-controller-manager's default --min-resync-period of 12h.
+func (c *Cluster) ResyncBudget(name string) error {
+	b := c.budget(name)
+	if b == nil {
+		return fmt.Errorf("unknown budget %q", name)
+	}
+	c.record(Event{Kind: EventBudgetResync, Budget: name})
+	c.dirty[b] = true
+	c.sync()
+	return nil
 }
 
 // touchAll marks every budget for the next sync.
@@ -698,7 +925,13 @@ func (c *Cluster) sync() {
 		if !c.dirty[b] && b.Status.ObservedGeneration == b.Generation && len(b.Status.DisruptedPods) == 0 {
 			continue
 		}
-		b.Status = computeStatus(b, c.budgetPods[b], scale, c.now)
+		next := computeStatus(b, c.budgetPods[b], scale, c.now)
+		// updatePdbStatus writes only a status that changed, and every write
+		// gives the object a new resourceVersion.
+		if !next.equal(b.Status) {
+			b.ResourceVersion++
+		}
+		b.Status = next
 	}
 	clear(c.dirty)
 }

@@ -101,7 +101,7 @@ func (c *Cluster) drain(node string, timeout time.Duration) DrainResult {
 		progress := false
 		for _, name := range pending {
 			r.Attempts++
-			d := c.evict(name, false, fmt.Sprintf("(will retry after %v)", RetryDelay))
+			d := c.BeginEviction(name).commit(false, fmt.Sprintf("(will retry after %v)", RetryDelay))
 			switch {
 			case d.Allowed, d.Code == CodeNotFound:
 				r.Evicted = append(r.Evicted, name)
@@ -118,7 +118,7 @@ func (c *Cluster) drain(node string, timeout time.Duration) DrainResult {
 		}
 		next := c.now + RetryDelay
 		deadline := r.Started + timeout
-		_, changing := c.nextReady()
+		_, changing := c.nextChange()
 		// With the disruption controller stopped, nothing that happens to
 		// pods reaches the budget's status, so nothing can change either.
 		if !progress && (!changing || c.stopped) {

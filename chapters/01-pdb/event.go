@@ -15,7 +15,11 @@ const (
 	EventScheduled         EventKind = "scheduled"
 	EventReady             EventKind = "ready"
 	EventEvict             EventKind = "evict"
-	EventCrash             EventKind = "crash"
+	EventNodeDown          EventKind = "node-down"
+	EventNodeUnreachable   EventKind = "node-unreachable"
+	EventTaintEviction     EventKind = "taint-eviction"
+	EventContainerCrash    EventKind = "container-crash"
+	EventBudgetResync      EventKind = "budget-resync"
 	EventDelete            EventKind = "delete"
 	EventCordon            EventKind = "cordon"
 	EventUncordon          EventKind = "uncordon"
@@ -65,12 +69,24 @@ func (e Event) String() string {
 	case EventReady:
 		s = fmt.Sprintf("%s is Ready", e.Pod)
 	case EventEvict:
-		s = fmt.Sprintf("evict %s%s: %s", e.Pod, on(e.Node), e.Decision)
+		conflict := ""
+		if n := e.Decision.Conflicts; n > 0 {
+			conflict = fmt.Sprintf("the budget changed since it was read (%s), read again; ", plural(n, "conflict", "conflicts"))
+		}
+		s = fmt.Sprintf("evict %s%s: %s%s", e.Pod, on(e.Node), conflict, e.Decision)
 		if e.Detail != "" {
 			s += " " + e.Detail
 		}
-	case EventCrash:
-		s = fmt.Sprintf("%s%s crashed: no budget was asked", e.Pod, on(e.Node))
+	case EventNodeDown:
+		s = fmt.Sprintf("%s loses power: its pods (%s) stop, and no budget is asked; the API server still shows them Ready", e.Node, e.Detail)
+	case EventNodeUnreachable:
+		s = fmt.Sprintf("%s unreachable: the node lifecycle controller taints it node.kubernetes.io/unreachable and marks its pods not Ready (%s)", e.Node, e.Detail)
+	case EventTaintEviction:
+		s = fmt.Sprintf("%s on %s deleted by the taint eviction controller after %v of toleration: no budget was asked; it stays Terminating on the dead node", e.Pod, e.Node, DefaultTolerationSeconds)
+	case EventContainerCrash:
+		s = fmt.Sprintf("%s%s: its container crashed and the kubelet restarted it in the same pod (restart %s): no budget was asked, not Ready until %s", e.Pod, on(e.Node), e.Detail, At(e.ReadyAt))
+	case EventBudgetResync:
+		s = fmt.Sprintf("budget %s updated without a spec change: the disruption controller syncs it", e.Budget)
 	case EventDelete:
 		s = fmt.Sprintf("delete %s%s: no budget was asked", e.Pod, on(e.Node))
 	case EventCordon:

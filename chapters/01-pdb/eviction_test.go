@@ -1,6 +1,7 @@
 package pdb
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -236,4 +237,116 @@ func TestEvictUnknownPod(t *testing.T) {
 	if d.Allowed || d.Code != 404 || d.Message != `pods "web-9" not found` {
 		t.Errorf("Evict(web-9) = %s (code %d), want refused 404 pods \"web-9\" not found", d, d.Code)
 	}
+}
+
+// A budget whose floor equals the replicas still lets some evictions
+// through: a Pending pod is deleted without looking at budgets
+// (canIgnorePDB); under AlwaysAllow a pod that is not Ready may go; and an
+// integer minAvailable is compared with the pods that exist, so the surge
+// pod of a rolling update opens a disruption once it is Ready.
+func TestStrictBudgetStillLetsSomeGo(t *testing.T) {
+	t.Run("pending", func(t *testing.T) {
+		c := web(t, 3, minAvailable(Int(3)))
+		for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
+			must(t, c.Cordon(n))
+		}
+		must(t, c.Scale("web", 4)) // web-4 has no node: Pending
+		if d := c.EvictDryRun("web-4"); !d.Allowed {
+			t.Errorf("EvictDryRun(web-4) = %s, want allowed: a Pending pod ignores budgets", d)
+		}
+		if d := c.EvictDryRun("web-1"); d.Allowed {
+			t.Errorf("EvictDryRun(web-1) = %s, want refused: 3 healthy of 3", d)
+		}
+	})
+	t.Run("always-allow", func(t *testing.T) {
+		c := web(t, 3, func(b *Budget) { minAvailable(Int(3))(b); b.UnhealthyPodEvictionPolicy = AlwaysAllow })
+		must(t, c.SetReady("web-2", false))
+		if d := c.EvictDryRun("web-2"); !d.Allowed {
+			t.Errorf("EvictDryRun(web-2) = %s, want allowed: not Ready under AlwaysAllow", d)
+		}
+	})
+	t.Run("surge", func(t *testing.T) {
+		c := web(t, 3, minAvailable(Int(3)))
+		must(t, c.AddController(Controller{Name: "web-v2", Labels: map[string]string{"app": "web"}, ReadyAfter: 15 * time.Second}))
+		must(t, c.Scale("web-v2", 1)) // the rollout's surge pod
+		if d := c.EvictDryRun("web-1"); d.Allowed {
+			t.Errorf("EvictDryRun(web-1) = %s while the surge pod starts, want refused", d)
+		}
+		must(t, c.Advance(15*time.Second))
+		if d := c.EvictDryRun("web-1"); !d.Allowed {
+			t.Errorf("EvictDryRun(web-1) = %s with the surge pod Ready, want allowed: 4 healthy over a floor of 3", d)
+		}
+	})
+}
+
+// A rolling update does not ask the budget: its ReplicaSet deletes old pods
+// even when the budget allows nothing. But the pods it makes unavailable
+// count against the budget, so while a rollout with maxUnavailable: 1 runs,
+// a drain's eviction is refused.
+func TestRolloutCountsAgainstBudget(t *testing.T) {
+	t.Run("not-limited", func(t *testing.T) {
+		c := web(t, 3, minAvailable(Int(3)))
+		must(t, c.AddController(Controller{Name: "web-v2", Labels: map[string]string{"app": "web"}, ReadyAfter: 15 * time.Second}))
+		must(t, c.Scale("web", 2)) // the old ReplicaSet scales down first
+		if n := readyPods(c); n != 2 {
+			t.Errorf("%d pods Ready after the rollout deleted an old one under minAvailable 3, want 2: it asks no budget", n)
+		}
+	})
+	t.Run("counts", func(t *testing.T) {
+		c := web(t, 3, minAvailable(Int(2)))
+		if d := c.EvictDryRun("web-1"); !d.Allowed {
+			t.Fatalf("EvictDryRun(web-1) = %s before the rollout, want allowed", d)
+		}
+		must(t, c.AddController(Controller{Name: "web-v2", Labels: map[string]string{"app": "web"}, ReadyAfter: 15 * time.Second}))
+		must(t, c.Scale("web", 2))
+		must(t, c.Scale("web-v2", 1))
+		if d := c.EvictDryRun("web-1"); d.Allowed || d.Code != CodeTooManyRequests {
+			t.Errorf("EvictDryRun(web-1) = %s during the rollout, want refused 429: 2 healthy over a floor of 2", d)
+		}
+		must(t, c.Advance(15*time.Second))
+		if d := c.EvictDryRun("web-1"); !d.Allowed {
+			t.Errorf("EvictDryRun(web-1) = %s once the new pod is Ready, want allowed", d)
+		}
+	})
+}
+
+// The eviction subresource answers 403 when it cannot trust the status: a
+// negative disruptionsAllowed, or more than 2000 approvals in
+// disruptedPods that the controller has not yet seen carried out. The
+// first cannot be written through policy/v1, whose validation refuses it.
+func TestEvictForbidden(t *testing.T) {
+	t.Run("negative-refused-by-validation", func(t *testing.T) {
+		c := web(t, 3, minAvailable(Int(2)))
+		err := c.WriteStatus("web", func(s *Status) { s.DisruptionsAllowed = -1 })
+		want := "budget web: status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0"
+		if err == nil || err.Error() != want {
+			t.Errorf("WriteStatus(disruptionsAllowed -1) error = %v, want %q", err, want)
+		}
+	})
+	t.Run("negative", func(t *testing.T) {
+		b := Budget{Name: "web", Generation: 1, Status: Status{ObservedGeneration: 1, DisruptionsAllowed: -1}}
+		d, _ := checkAndDecrement("web-1", &b, 0)
+		want := `poddisruptionbudget.policy "web" is forbidden: pdb disruptions allowed is negative`
+		if d.Code != CodeForbidden || d.Message != want {
+			t.Errorf("checkAndDecrement with disruptionsAllowed -1 = %d %q, want 403 %q", d.Code, d.Message, want)
+		}
+	})
+	t.Run("too-many-disrupted-pods", func(t *testing.T) {
+		c := web(t, MaxDisruptedPodSize+10, maxUnavailable(Percent(100)))
+		c.StopController()
+		for i := 1; i <= MaxDisruptedPodSize+1; i++ {
+			if d := c.Evict(fmt.Sprintf("web-%d", i)); !d.Allowed {
+				t.Fatalf("eviction %d: %s, want allowed", i, d)
+			}
+		}
+		d := c.EvictDryRun(fmt.Sprintf("web-%d", MaxDisruptedPodSize+2))
+		want := `poddisruptionbudget.policy "web" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller`
+		if d.Code != CodeForbidden || d.Message != want {
+			t.Errorf("eviction %d with %d entries in disruptedPods = %s, want 403 %q", MaxDisruptedPodSize+2, MaxDisruptedPodSize+1, d, want)
+		}
+		c.StartController()
+		if d := c.EvictDryRun(fmt.Sprintf("web-%d", MaxDisruptedPodSize+2)); !d.Allowed {
+			t.Errorf("after the controller saw the pods deleted: %s, want allowed", d)
+		}
+	})
 }

@@ -106,7 +106,7 @@ func TestDemos(t *testing.T) {
 		}
 	})
 
-	t.Run("01-pdb floor 3 refuses, a crash goes through", func(t *testing.T) {
+	t.Run("01-pdb floor 3 refuses, a container crash goes through", func(t *testing.T) {
 		startDemo(t, ctx, page("01-pdb"))
 		choose(t, ctx, "#pdb-floor", "3")
 		click(t, ctx, `button[aria-label="Evict web-1"]`)
@@ -118,16 +118,16 @@ func TestDemos(t *testing.T) {
 		}
 		click(t, ctx, `button[aria-label="Crash web-2"]`)
 		log := eval[[]string](t, ctx, `Array.from(document.querySelectorAll(".demo-log li"), li => li.textContent)`)
-		if !strings.Contains(strings.Join(log, "\n"), "web-2 on pdb-2 crashed: no budget was asked") {
+		if !strings.Contains(strings.Join(log, "\n"), "web-2 on pdb-2: its container crashed and the kubelet restarted it in the same pod (restart 1): no budget was asked") {
 			t.Errorf("the crash of web-2 is not in the log:\n%s", strings.Join(log, "\n"))
 		}
-		for sel, want := range map[string]string{`[data-count="allowed"]`: "Evictions allowed: 0", `[data-count="refused"]`: "refused: 1", `[data-count="crashed"]`: "crashes: 1"} {
+		for sel, want := range map[string]string{`[data-count="allowed"]`: "Evictions allowed: 0", `[data-count="refused"]`: "refused: 1", `[data-count="crashed"]`: "crashes and power losses: 1"} {
 			if got := text(t, ctx, sel); got != want {
 				t.Errorf("count %s = %q, want %q", sel, got, want)
 			}
 		}
 		if n := eval[int](t, ctx, `document.querySelectorAll(".demo-table tbody tr").length`); n != 3 {
-			t.Errorf("after a crash the table shows %d pods, want 3 (the replacement is created at once)", n)
+			t.Errorf("after a container crash the table shows %d pods, want 3 (the container restarts in the same pod)", n)
 		}
 		shoot(t, ctx, "demo-01-pdb.png")
 		clean(t)

@@ -10,6 +10,7 @@ window.opslabDemoUI = function (root, api, h) {
     h("label", { for: "pdb-floor", text: "Budget floor, minAvailable " }), floor,
     h("button", { type: "button", "data-key": "advance5", onclick: function () { act(api.advance(5)); } , text: "Advance the clock 5 s" }),
     h("button", { type: "button", "data-key": "advance15", onclick: function () { act(api.advance(15)); }, text: "Advance the clock 15 s" }),
+    h("button", { type: "button", "data-key": "advance60", onclick: function () { act(api.advance(60)); }, text: "Advance the clock 1 min" }),
     h("button", { type: "button", "data-key": "reset", onclick: function () { act(api.reset(+floor.value)); }, text: "Start again" }),
   ]);
   var clock = h("p", { class: "demo-clock", role: "status" });
@@ -36,11 +37,13 @@ window.opslabDemoUI = function (root, api, h) {
           return h("tr", { "data-pod": p.name }, [
             h("th", { scope: "row", text: p.name }),
             h("td", { text: p.node || "none (Pending)" }),
-            h("td", { class: p.ready ? "demo-yes" : "demo-no", text: p.ready ? "Ready" : "not Ready, Ready at " + p.readyAt }),
+            h("td", { class: p.ready ? "demo-yes" : "demo-no", text: p.state }),
             h("td", {}, [
               h("button", { type: "button", class: "pdb-evict", "data-key": "evict-" + p.name, "aria-label": "Evict " + p.name, text: "Evict", onclick: function () { act(api.evict(p.name)); } }),
               " ",
-              h("button", { type: "button", class: "pdb-crash", "data-key": "crash-" + p.name, "aria-label": "Crash " + p.name, text: "Crash", onclick: function () { act(api.crash(p.name)); } }),
+              h("button", { type: "button", class: "pdb-crash", "data-key": "crash-" + p.name, "aria-label": "Crash " + p.name, text: "Crash its container", onclick: function () { act(api.crash(p.name)); } }),
+              " ",
+              h("button", { type: "button", class: "pdb-power", "data-key": "power-" + p.name, "aria-label": "Power off " + p.node, text: "Power off " + p.node, disabled: !p.node, onclick: function () { act(api.powerOff(p.node)); } }),
             ]),
           ]);
         })),
@@ -49,7 +52,7 @@ window.opslabDemoUI = function (root, api, h) {
     counts.replaceChildren(
       h("span", { "data-count": "allowed", text: "Evictions allowed: " + s.allowed }), " · ",
       h("span", { "data-count": "refused", text: "refused: " + s.refused }), " · ",
-      h("span", { "data-count": "crashed", text: "crashes: " + s.crashed }));
+      h("span", { "data-count": "crashed", text: "crashes and power losses: " + s.crashed }));
     log.replaceChildren.apply(log, s.log.map(function (e) {
       return h("li", { class: "log-" + e.kind, "data-kind": e.kind, text: e.text });
     }));

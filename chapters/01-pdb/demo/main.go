@@ -3,8 +3,9 @@
 // Command demo is chapter 1's interactive demo on the course site: the
 // chapter's model of a PodDisruptionBudget, compiled to WebAssembly. Three
 // replicas of web run on pdb-1, pdb-2 and pdb-3 behind a budget with
-// minAvailable between 1 and 3; the reader evicts or crashes pods and
-// moves the clock, and every answer comes from package pdb.
+// minAvailable between 1 and 3; the reader evicts pods, crashes their
+// containers, powers their nodes off and moves the clock, and every answer
+// comes from package pdb.
 //
 // It registers its functions as window.opslabDemoAPI; demo.js draws them.
 // Each returns the whole state: the clock, the pods, the budget's status,
@@ -51,6 +52,7 @@ func state() map[string]any {
 			"phase":   string(p.Phase),
 			"ready":   p.Ready(now),
 			"readyAt": pdb.At(p.ReadyAt),
+			"state":   podState(p, now),
 		})
 	}
 	var log []any
@@ -66,7 +68,7 @@ func state() map[string]any {
 				refused++
 				kind = "refused"
 			}
-		case pdb.EventCrash:
+		case pdb.EventContainerCrash, pdb.EventNodeDown:
 			crashed++
 		}
 		log = append(log, map[string]any{"kind": kind, "text": e.String()})
@@ -82,6 +84,21 @@ func state() map[string]any {
 		"crashed": crashed,
 		"log":     log,
 	}
+}
+
+// podState says in words what the model says of a pod.
+func podState(p pdb.Pod, now time.Duration) string {
+	switch {
+	case p.Phase != pdb.Running:
+		return string(p.Phase)
+	case p.Terminating:
+		return "Terminating (its node is dead)"
+	case p.NodeLost:
+		return "not Ready (node unreachable)"
+	case p.Ready(now):
+		return "Ready"
+	}
+	return "not Ready, Ready at " + pdb.At(p.ReadyAt)
 }
 
 // call wraps an action: it runs it and returns the new state, or the
@@ -125,7 +142,8 @@ func main() {
 			cluster.Evict(a[0].String()) // the decision is in the log
 			return nil
 		}),
-		"crash": call(func(a []js.Value) error { return cluster.Crash(a[0].String()) }),
+		"crash":    call(func(a []js.Value) error { return cluster.CrashContainer(a[0].String()) }),
+		"powerOff": call(func(a []js.Value) error { return cluster.PowerOff(a[0].String()) }),
 		"advance": call(func(a []js.Value) error {
 			return cluster.Advance(time.Duration(a[0].Int()) * time.Second)
 		}),

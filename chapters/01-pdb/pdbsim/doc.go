@@ -33,7 +33,15 @@
 //
 //	evict POD                              ask the eviction subresource
 //	dry-run POD                            the same with dryRun: All
-//	crash POD                              the pod is lost; no budget is asked
+//	race POD POD...                        evictions whose requests all read the
+//	                                       budget before any writes, then write
+//	                                       in the order given
+//	crash POD                              its container crashes; the kubelet
+//	                                       restarts it in the same pod; no
+//	                                       budget is asked
+//	power-off NODE                         the node loses power; its pods are
+//	                                       marked not Ready 50s later and
+//	                                       deleted 300s after that
 //	delete POD                             deleted directly; no budget is asked
 //	drain NODE... [timeout D]              kubectl drain NODE... --timeout D
 //	cordon NODE / uncordon NODE
@@ -41,6 +49,11 @@
 //	set BUDGET (min-available V | max-unavailable V | policy P)
 //	unready POD / ready POD                its readiness probe fails / passes
 //	controller stop / controller start     the disruption controller
+//	controller picks BUDGET                the budget it syncs when a pod that
+//	                                       several select changes (by default
+//	                                       the oldest)
+//	resync BUDGET                          an update of the budget that leaves
+//	                                       its spec alone: the controller syncs it
 //	status [budgets | pods]                print every budget's status, every
 //	                                       pod, or both
 //

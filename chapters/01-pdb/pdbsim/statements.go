@@ -68,12 +68,40 @@ func (s *sim) do(w []string) error {
 		}
 		switch verb {
 		case "crash":
-			return s.c.Crash(name)
+			return s.c.CrashContainer(name)
 		case "delete":
 			return s.c.Delete(name)
 		default:
 			return s.c.SetReady(name, verb == "ready")
 		}
+	case "race":
+		if len(args) < 2 {
+			return fmt.Errorf("race wants at least two PODs, got %d", len(args))
+		}
+		// Every request reads the budget before any of them writes.
+		var inFlight []*pdb.Eviction
+		for _, name := range args {
+			if !s.c.Known(name) {
+				return fmt.Errorf("unknown pod %q", name)
+			}
+			inFlight = append(inFlight, s.c.BeginEviction(name))
+		}
+		for _, e := range inFlight {
+			e.Commit()
+		}
+		return nil
+	case "power-off":
+		name, err := one(verb, "NODE", args)
+		if err != nil {
+			return err
+		}
+		return s.c.PowerOff(name)
+	case "resync":
+		name, err := one(verb, "BUDGET", args)
+		if err != nil {
+			return err
+		}
+		return s.c.ResyncBudget(name)
 	case "cordon", "uncordon":
 		name, err := one(verb, "NODE", args)
 		if err != nil {
@@ -103,7 +131,10 @@ func (s *sim) do(w []string) error {
 		case "start":
 			s.c.StartController()
 		default:
-			return fmt.Errorf("controller wants stop or start, got %q", strings.Join(args, " "))
+			if len(args) == 2 && args[0] == "picks" {
+				return s.c.PreferBudget(args[1])
+			}
+			return fmt.Errorf("controller wants stop, start or picks BUDGET, got %q", strings.Join(args, " "))
 		}
 		return nil
 	case "status":
@@ -128,7 +159,7 @@ func (s *sim) do(w []string) error {
 		}
 		return s.c.Advance(d)
 	}
-	return fmt.Errorf("unknown statement %q (want node, deployment, budget, pod, evict, dry-run, crash, delete, drain, cordon, uncordon, scale, set, unready, ready, controller, status, after or at)", verb)
+	return fmt.Errorf("unknown statement %q (want node, deployment, budget, pod, evict, dry-run, race, crash, power-off, delete, drain, cordon, uncordon, scale, set, unready, ready, controller, resync, status, after or at)", verb)
 }
 
 func (s *sim) deployment(args []string) error {
@@ -311,6 +342,8 @@ func (s *sim) status(budgets, pods bool) {
 			state = string(p.Phase)
 		case p.Terminating:
 			state = "Terminating"
+		case p.NodeLost:
+			state = "not Ready (node unreachable)"
 		case p.Ready(now):
 			state = "Ready"
 		case p.Unready:
