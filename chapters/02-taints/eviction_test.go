@@ -59,11 +59,17 @@ func TestEvict(t *testing.T) {
 			Leave{Kind: AtOnce}, nil},
 		{"first_toleration_per_taint", "only the first toleration that tolerates a taint is used: a later, shorter one is ignored",
 			[]Taint{linkDown},
-			[]Toleration{{Operator: Exists, Seconds: Seconds(3600)}, tolerate(linkDown.Key, NoExecute, Seconds(5))},
-			after(3600), &Toleration{Operator: Exists, Seconds: Seconds(3600)}},
+			[]Toleration{{Operator: Exists, Effect: NoExecute, Seconds: Seconds(3600)}, tolerate(linkDown.Key, NoExecute, Seconds(5))},
+			after(3600), &Toleration{Operator: Exists, Effect: NoExecute, Seconds: Seconds(3600)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// A case the API server would refuse to create teaches nothing.
+			for _, tol := range tt.tols {
+				if errs := ValidateToleration(tol); errs != nil {
+					t.Errorf("toleration %v is refused by the API: %v", tol, errs)
+				}
+			}
 			v := Evict(tt.taints, tt.tols)
 			if v.Leave != tt.want {
 				t.Errorf("Evict(%v, %v) = %v, want %v (%s)", tt.taints, tt.tols, v.Leave, tt.want, tt.reason)

@@ -225,9 +225,11 @@ func (t *Tainter) handleDisruption(now time.Time, byZone map[string][]Node) []Ch
 	return changes
 }
 
-// rate is setLimiterInZone: the normal rate for a healthy zone and, so that
-// a dead zone still empties, for a fully disrupted one; for a partly
-// disrupted zone the secondary rate if it is large and nothing otherwise.
+// rate is setLimiterInZone: the normal rate for a healthy zone and for a
+// fully disrupted one, so that a dead zone empties while some other zone
+// still has a Ready node (when none has, handleDisruption stops every
+// queue instead); for a partly disrupted zone the secondary rate if it is
+// large and nothing otherwise.
 func (t *Tainter) rate(s ZoneState, size int) float64 {
 	if s == PartialDisruption {
 		if size > t.rates.LargeCluster {

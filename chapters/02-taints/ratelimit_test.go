@@ -176,3 +176,28 @@ func TestComputeZoneState(t *testing.T) {
 		})
 	}
 }
+
+// TestTainterSingleZoneAllDownTaintsNothing: nodes without a zone label
+// are one zone, "". In such a cluster "every zone fully disrupted" is "every
+// node down": the taint the first failed node got is removed, no node is
+// tainted while they all stay down, and so the taint eviction controller
+// deletes nothing. A dead zone empties only when another zone still has a
+// Ready node.
+func TestTainterSingleZoneAllDownTaintsNothing(t *testing.T) {
+	tr := NewTainter(DefaultRates())
+	if got := run(tr, zoneNodes("", 3, 1, Unknown), 0); len(got) != 1 {
+		t.Fatalf("one node down of three tainted %v, want -0 at 0 s", got)
+	}
+	all := zoneNodes("", 3, 3, Unknown)
+	changes := tr.Step(t0.Add(time.Second), all)
+	want := []Change{{At: t0.Add(time.Second), Node: "-0", Taint: Taint{Key: KeyUnreachable, Effect: NoExecute}}}
+	if diff := cmp.Diff(want, changes); diff != "" {
+		t.Errorf("changes when the last Ready node went down (-want +got):\n%s", diff)
+	}
+	if later := run(tr, all, 600*time.Second); len(later) != 0 {
+		t.Errorf("tainted %v with every node of the only zone down, want none", later)
+	}
+	if s, r := tr.Zone(""); s != FullDisruption || r != 0 {
+		t.Errorf(`Zone("") = %s, %v, want FullDisruption, 0`, s, r)
+	}
+}

@@ -45,3 +45,8 @@ func (t *Timer) Observe(now time.Time, taints []Taint, tols []Toleration) {
 		*t = Timer{armed: true, created: start, fire: trigger}
 	}
 }
+
+// Restart is what a controller-manager restart, or a new leader, does to
+// the timer: the timers lived in the old process's memory, so the new one
+// has none until it observes the pod and starts from its own clock.
+func (t *Timer) Restart() { *t = Timer{} }

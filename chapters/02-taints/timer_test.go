@@ -82,41 +82,82 @@ func TestTimerForeverCancels(t *testing.T) {
 	}
 }
 
-// TestOneNumberTwoIncidents follows one value through two incidents, counted
-// from the moment the unreachable taint is seen. A partition that heals
-// within the tolerationSeconds moves nobody; a node that is really dead
-// keeps its pods, and the service short of them, for the whole value.
+// TestOneNumberTwoIncidents follows one value through the chapter's
+// incidents, counted from the moment the unreachable taint is seen. The
+// timer decides when the pod is deleted; the owner decides when a
+// replacement runs: a ReplicaSet replaces a Terminating pod at once, a
+// StatefulSet only once the old object is gone, which on an unreachable
+// node means when the node answers again (or chapter 4's out-of-service
+// taint, not used here).
 func TestOneNumberTwoIncidents(t *testing.T) {
 	unreachable := Taint{Key: KeyUnreachable, Effect: NoExecute}
-	frontend := AdmitDefaults(nil, DefaultTolerationSeconds)
-	db := AdmitDefaults([]Toleration{tolerate(KeyNotReady, NoExecute, Seconds(6000)), tolerate(KeyUnreachable, NoExecute, Seconds(6000))}, DefaultTolerationSeconds)
+	def := AdmitDefaults(nil, DefaultTolerationSeconds)
+	long := AdmitDefaults([]Toleration{tolerate(KeyNotReady, NoExecute, Seconds(6000)), tolerate(KeyUnreachable, NoExecute, Seconds(6000))}, DefaultTolerationSeconds)
+	const never = -1
 	tests := []struct {
-		name   string
-		reason string
-		tols   []Toleration
-		healAt int // seconds after the taint when the node is back; 0 for never
-		want   int // seconds after the taint when the pod is deleted; 0 for never
+		name     string
+		reason   string
+		owner    Owner
+		tols     []Toleration
+		healAt   int // seconds after the taint when the node answers again; never for a dead node
+		deleted  int // seconds after the taint when the pod is deleted (marked Terminating); never
+		replaced int // seconds after the taint when its owner creates a replacement; never
 	}{
-		{"frontend_short_partition", "the default 300 s rides out a 4 min partition", frontend, 240, 0},
-		{"frontend_dead_node", "on a dead node the default keeps the pod, and the service a replica short, for 300 s", frontend, 0, 300},
-		{"db_long_partition", "a 20 min partition moves a pod with the default, not one with 6000 s", db, 1200, 0},
-		{"frontend_long_partition", "the same 20 min partition moves the default pod after 300 s, to an empty disk if it had state", frontend, 1200, 300},
-		{"db_dead_node", "on a dead node the 6000 s pod stays 100 min", db, 0, 6000},
+		{"cache_short_partition", "the default 300 s rides out a 4 min partition: nothing is deleted",
+			ReplicaSet, def, 240, never, never},
+		{"cache_long_partition", "a 20 min partition: after 300 s the ReplicaSet starts an empty copy elsewhere while the old one, warm, is still Terminating on the cut-off node",
+			ReplicaSet, def, 1200, 300, 300},
+		{"db_long_partition", "the same partition deletes db-0 after 300 s, but the StatefulSet waits for the old object: no copy elsewhere, db-0 is restarted when the node is back",
+			StatefulSet, def, 1200, 300, 1200},
+		{"db_long_partition_6000s", "with 6000 s the partition moves and restarts nothing",
+			StatefulSet, long, 1200, never, never},
+		{"frontend_dead_node", "on a dead node the default keeps the pod, and the service a replica short, for 300 s; then the ReplicaSet replaces it",
+			ReplicaSet, def, never, 300, 300},
+		{"db_dead_node", "on a dead node the deletion after 300 s does not help a StatefulSet: db-0 stays Terminating and is never replaced without the Node deleted or the out-of-service taint",
+			StatefulSet, def, never, 300, never},
+		{"db_dead_node_6000s", "on a dead node the 6000 s pod stays 100 min before it is even deleted",
+			StatefulSet, long, never, 6000, never},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var tm Timer
 			tm.Observe(at(0), []Taint{unreachable}, tt.tols)
-			got := 0
-			if f, ok := tm.FireAt(); ok && (tt.healAt == 0 || f.Before(at(tt.healAt))) {
-				got = int(f.Sub(t0) / time.Second)
+			deleted := never
+			if f, ok := tm.FireAt(); ok && (tt.healAt == never || f.Before(at(tt.healAt))) {
+				deleted = int(f.Sub(t0) / time.Second)
 			}
-			if tt.healAt != 0 {
+			if tt.healAt != never {
 				tm.Observe(at(tt.healAt), nil, tt.tols)
 			}
-			if got != tt.want {
-				t.Errorf("deleted at %d s, want %d s (0: never) (%s)", got, tt.want, tt.reason)
+			// The replacement: at the deletion if the owner replaces a
+			// Terminating pod, else when the object goes.
+			replaced := never
+			switch {
+			case deleted == never:
+			case Replaces(tt.owner, OldPod{Exists: true, Terminating: true}):
+				replaced = deleted
+			case tt.healAt != never && TerminatingPodRemoved(true, false, false) && Replaces(tt.owner, OldPod{}):
+				replaced = tt.healAt
+			}
+			if deleted != tt.deleted || replaced != tt.replaced {
+				t.Errorf("deleted at %d s, replaced at %d s; want %d s, %d s (-1: never) (%s)", deleted, replaced, tt.deleted, tt.replaced, tt.reason)
 			}
 		})
+	}
+}
+
+// TestTimerStartsAgainAfterRestart: the timers live in the controller's
+// memory. A controller-manager restarted (or a new leader) 200 s into a
+// 300 s toleration sees the taint for the first time and starts a new
+// 300 s: the pod leaves at 500 s, not 300 s.
+func TestTimerStartsAgainAfterRestart(t *testing.T) {
+	var tm Timer
+	tols := []Toleration{tolerate(KeyUnreachable, NoExecute, Seconds(300))}
+	unreachable := []Taint{{Key: KeyUnreachable, Effect: NoExecute}}
+	tm.Observe(at(0), unreachable, tols)
+	tm.Restart()
+	tm.Observe(at(200), unreachable, tols)
+	if s, ok := fireAt(t, tm); !ok || s != 500 {
+		t.Errorf("FireAt after a restart at 200 s = %d s, %v, want 500 s, true", s, ok)
 	}
 }

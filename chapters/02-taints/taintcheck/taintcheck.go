@@ -281,6 +281,43 @@ func sameToleration(a, b taints.Toleration) bool {
 		(a.Seconds == nil) == (b.Seconds == nil) && (a.Seconds == nil || *a.Seconds == *b.Seconds)
 }
 
+// The scheduler's name and the reason of the event it writes when it binds
+// a pod to a node.
+const (
+	schedulerName   = "default-scheduler"
+	scheduledReason = "Scheduled"
+)
+
+// scheduledAt returns when the scheduler bound pod p, from its Scheduled
+// event ("Successfully assigned taints-lab/p to node"), matched to this pod
+// by UID so that an earlier pod of the same name does not count. A pod
+// created with spec.nodeName has no such event: nobody bound it.
+func scheduledAt(ctx context.Context, k kubernetes.Interface, p *corev1.Pod) (time.Time, bool, error) {
+	evs, err := k.CoreV1().Events(Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: "reason=" + scheduledReason + ",involvedObject.name=" + p.Name,
+	})
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	want := "Successfully assigned " + Namespace + "/" + p.Name + " to " + p.Spec.NodeName
+	for _, e := range evs.Items {
+		if e.Reason != scheduledReason || e.InvolvedObject.Name != p.Name || e.InvolvedObject.UID != p.UID || e.Message != want {
+			continue
+		}
+		if e.ReportingController != schedulerName && e.Source.Component != schedulerName {
+			continue
+		}
+		// The scheduler writes events.k8s.io events: eventTime is set and
+		// the old timestamps may not be.
+		for _, at := range []time.Time{e.EventTime.Time, e.FirstTimestamp.Time, e.CreationTimestamp.Time} {
+			if !at.IsZero() {
+				return at, true, nil
+			}
+		}
+	}
+	return time.Time{}, false, nil
+}
+
 func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	n, err := c.Kube.CoreV1().Nodes().Get(ctx, "taints-2", metav1.GetOptions{})
 	if err != nil {
@@ -325,13 +362,29 @@ func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 			r.Seen("pod %s tolerates every NoSchedule taint of taints-2, so it proves nothing", p.Name)
 			continue
 		}
-		// A pod that does not tolerate a NoSchedule taint cannot have been
-		// placed after it: it ran there before and was left alone.
-		if ok && p.CreationTimestamp.Time.After(written) {
-			r.Seen("pod %s was created at %s, after the taints changed", p.Name, hms(p.CreationTimestamp.Time))
+		// The scheduler would not place a pod on a node whose NoSchedule
+		// taint it does not tolerate, but a pod created with spec.nodeName
+		// never meets the scheduler. So the evidence is who bound the pod
+		// and when: the scheduler's Scheduled event for this very pod (its
+		// UID), at or before the moment the taints were recorded.
+		bound, found, err := scheduledAt(ctx, c.Kube, p)
+		if err != nil {
+			return labcheck.Result{}, err
+		}
+		if !found {
+			msg := fmt.Sprintf("pod %s has no %s event from %s: it was not placed by the scheduler (created with spec.nodeName?), so it proves nothing about NoSchedule", p.Name, scheduledReason, schedulerName)
+			if time.Since(p.CreationTimestamp.Time) > eventTTL {
+				msg += fmt.Sprintf("; or the event has expired: events live %v and the pod is %v old, so apply the lab's pods again", eventTTL, time.Since(p.CreationTimestamp.Time).Round(time.Minute))
+			}
+			r.Seen("%s", msg)
 			continue
 		}
-		r.Seen("pod %s, created %s, does not tolerate %s and still runs", p.Name, hms(p.CreationTimestamp.Time), strings.Join(untolerated, ", "))
+		r.Seen("pod %s was bound to taints-2 by %s at %s", p.Name, schedulerName, hms(bound))
+		if !ok || bound.After(written) {
+			r.Seen("pod %s was bound after the taints changed, so it proves nothing about running pods", p.Name)
+			continue
+		}
+		r.Seen("pod %s does not tolerate %s and still runs", p.Name, strings.Join(untolerated, ", "))
 		survivors = append(survivors, p.Name)
 	}
 	if len(survivors) == 0 {

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/opslab/opslab/labcheck"
@@ -50,6 +51,25 @@ func event(podName string, at time.Time) *corev1.Event {
 		FirstTimestamp: metav1.Time{Time: at.Add(-time.Hour)}, // folded into an older event
 		LastTimestamp:  metav1.Time{Time: at},
 	}
+}
+
+// scheduled is the scheduler's Scheduled event for a pod, as the
+// events.k8s.io API writes it (eventTime, reportingController).
+func scheduled(p *corev1.Pod, at time.Time) *corev1.Event {
+	return &corev1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.scheduled.%d", p.Name, at.UnixNano()), Namespace: Namespace},
+		InvolvedObject:      corev1.ObjectReference{Kind: "Pod", Namespace: Namespace, Name: p.Name, UID: p.UID},
+		Reason:              scheduledReason,
+		Message:             "Successfully assigned " + Namespace + "/" + p.Name + " to " + p.Spec.NodeName,
+		ReportingController: schedulerName,
+		EventTime:           metav1.MicroTime{Time: at},
+	}
+}
+
+// withUID gives a pod a UID, as the API server does.
+func withUID(p *corev1.Pod, uid string) *corev1.Pod {
+	p.UID = types.UID(uid)
+	return p
 }
 
 func tol(key string, seconds *int64) corev1.Toleration {
@@ -132,11 +152,21 @@ func TestCheckLink3600(t *testing.T) {
 
 func TestCheckNoSchedule(t *testing.T) {
 	now := time.Now()
+	twin := withUID(pod("twin-forever", "taints-2", now.Add(-time.Minute), tol(MaintKey, nil)), "uid-twin")
 	runCases(t, checkNoSchedule, []checkCase{
 		{"untouched", "no NoSchedule taint", []runtime.Object{node("taints-2", time.Time{})}, false, "no NoSchedule taint yet"},
-		{"survivor", "a pod that does not tolerate the NoSchedule taint still runs",
-			[]runtime.Object{node("taints-2", now, maintNS), pod("twin-forever", "taints-2", now.Add(-time.Minute), tol(MaintKey, nil))},
+		{"survivor", "the scheduler placed a pod before the NoSchedule taint, and it still runs without tolerating it",
+			[]runtime.Object{node("taints-2", now, maintNS), twin, scheduled(twin, now.Add(-time.Minute))},
 			true, "twin-forever kept running"},
+		{"created_with_nodename", "a pod created with spec.nodeName never met the scheduler: no Scheduled event, so it proves nothing",
+			[]runtime.Object{node("taints-2", now, maintNS), twin},
+			false, "no pod of taints-lab runs on taints-2"},
+		{"bound_after_taint", "a pod the scheduler bound after the taint was written (it tolerated the taint then) proves nothing about running pods",
+			[]runtime.Object{node("taints-2", now, maintNS), twin, scheduled(twin, now.Add(time.Minute))},
+			false, "no pod of taints-lab runs on taints-2"},
+		{"earlier_pod_same_name", "the Scheduled event of an earlier pod of the same name (another UID) is not this pod's",
+			[]runtime.Object{node("taints-2", now, maintNS), twin, scheduled(withUID(pod("twin-forever", "taints-2", now.Add(-time.Hour)), "uid-old"), now.Add(-time.Hour))},
+			false, "no pod of taints-lab runs on taints-2"},
 		{"tolerated", "a pod that tolerates the NoSchedule taint proves nothing",
 			[]runtime.Object{node("taints-2", now, maintNS), pod("twin-forever", "taints-2", now.Add(-time.Minute), corev1.Toleration{Operator: corev1.TolerationOpExists})},
 			false, "no pod of taints-lab runs on taints-2 without tolerating"},
