@@ -1,6 +1,8 @@
 package shutdown
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
@@ -15,13 +17,34 @@ func Validate(kc *kubeletv1beta1.KubeletConfiguration) (graceful.Config, error) 
 }
 
 // NewPlan returns the timeline of a graceful shutdown under c for pods:
-// [graceful.NewPlan] on what it reads of each pod.
-func NewPlan(c graceful.Config, pods []*corev1.Pod) graceful.Plan {
+// [graceful.NewPlan] on what it reads of each pod, with the values the API
+// server would have filled in for a pod that never went through it (a pod
+// from a file):
+//
+//   - no terminationGracePeriodSeconds: 30, the default the API server sets
+//     (SetDefaults_PodSpec in pkg/apis/core/v1/defaults.go);
+//   - no spec.priority but a priorityClassName: the value of the class, which
+//     the Priority admission plugin copies into spec.priority. The two
+//     built-in classes are known; any other class lives in the cluster, so
+//     NewPlan refuses the pod and says so;
+//   - neither: priority 0, as on a cluster without a globalDefault class.
+func NewPlan(c graceful.Config, pods []*corev1.Pod) (graceful.Plan, error) {
 	in := make([]graceful.Pod, len(pods))
 	for i, p := range pods {
-		in[i] = pod(p)
+		gp, err := pod(p)
+		if err != nil {
+			return graceful.Plan{}, err
+		}
+		in[i] = gp
 	}
-	return graceful.NewPlan(c, in)
+	return graceful.NewPlan(c, in), nil
+}
+
+// builtinClasses are the PriorityClasses every cluster has
+// (SystemPriorityClasses in pkg/apis/scheduling/v1/helpers.go).
+var builtinClasses = map[string]int32{
+	"system-cluster-critical": graceful.CriticalPriority,
+	"system-node-critical":    graceful.CriticalPriority + 1000,
 }
 
 func settings(kc *kubeletv1beta1.KubeletConfiguration) graceful.Settings {
@@ -36,11 +59,29 @@ func settings(kc *kubeletv1beta1.KubeletConfiguration) graceful.Settings {
 	return s
 }
 
-func pod(p *corev1.Pod) graceful.Pod {
-	// As in the kubelet's groupByPriority, a pod without spec.priority has 0.
+func pod(p *corev1.Pod) (graceful.Pod, error) {
 	var priority int32
-	if p.Spec.Priority != nil {
+	switch class := p.Spec.PriorityClassName; {
+	case p.Spec.Priority != nil:
 		priority = *p.Spec.Priority
+	case class != "":
+		v, ok := builtinClasses[class]
+		if !ok {
+			return graceful.Pod{}, fmt.Errorf("pod %s has priorityClassName %q and no spec.priority: the API server takes the priority from that PriorityClass, which only the cluster knows; set spec.priority or plan the node from the cluster with --node", podName(p), class)
+		}
+		priority = v
 	}
-	return graceful.Pod{Namespace: p.Namespace, Name: p.Name, Priority: priority, TerminationGracePeriodSeconds: p.Spec.TerminationGracePeriodSeconds}
+	grace := p.Spec.TerminationGracePeriodSeconds
+	if grace == nil {
+		d := int64(corev1.DefaultTerminationGracePeriodSeconds)
+		grace = &d
+	}
+	return graceful.Pod{Namespace: p.Namespace, Name: p.Name, Priority: priority, TerminationGracePeriodSeconds: grace}, nil
+}
+
+func podName(p *corev1.Pod) string {
+	if p.Namespace == "" {
+		return p.Name
+	}
+	return p.Namespace + "/" + p.Name
 }

@@ -34,10 +34,16 @@ func TestValidateReadsKubeletConfiguration(t *testing.T) {
 				{Priority: 100000, ShutdownGracePeriodSeconds: 30}, {Priority: 0, ShutdownGracePeriodSeconds: 20},
 			}},
 			want: graceful.Config{Enabled: true, ByPriority: true, Groups: []graceful.Group{{Priority: 0, Seconds: 20}, {Priority: 100000, Seconds: 30}}}},
-		{name: "feature gate off", reason: "featureGates reach the validation",
+		{name: "feature gate off", reason: "featureGates reach the validation: GracefulNodeShutdown off alone is refused, two gates on by default depend on it",
 			kc: &kubeletv1beta1.KubeletConfiguration{
 				ShutdownGracePeriod: metav1.Duration{Duration: 30 * time.Second},
 				FeatureGates:        map[string]bool{"GracefulNodeShutdown": false},
+			},
+			wantErr: "GracefulNodeShutdownBasedOnPodPriority is enabled, but depends on features that are disabled: [GracefulNodeShutdown]\nWindowsGracefulNodeShutdown is enabled, but depends on features that are disabled: [GracefulNodeShutdown]"},
+		{name: "feature gates off", reason: "with its dependants off too, the durations are refused for want of GracefulNodeShutdown",
+			kc: &kubeletv1beta1.KubeletConfiguration{
+				ShutdownGracePeriod: metav1.Duration{Duration: 30 * time.Second},
+				FeatureGates:        map[string]bool{"GracefulNodeShutdown": false, "GracefulNodeShutdownBasedOnPodPriority": false, "WindowsGracefulNodeShutdown": false},
 			},
 			wantErr: "shutdownGracePeriod or shutdownGracePeriodCriticalPods needs feature gate GracefulNodeShutdown"},
 	}
@@ -62,19 +68,59 @@ func TestValidateReadsKubeletConfiguration(t *testing.T) {
 
 // TestNewPlanReadsPods: NewPlan reads a pod's namespace, name, priority and
 // terminationGracePeriodSeconds; a pod without spec.priority has priority 0,
-// and one without terminationGracePeriodSeconds gets its group's seconds.
+// and one without terminationGracePeriodSeconds gets the API server's default,
+// 30 s.
 func TestNewPlanReadsPods(t *testing.T) {
-	c := graceful.Config{Enabled: true, Groups: []graceful.Group{{Priority: 0, Seconds: 20}, {Priority: graceful.CriticalPriority, Seconds: 10}}}
+	c := graceful.Config{Enabled: true, Groups: []graceful.Group{{Priority: 0, Seconds: 40}, {Priority: graceful.CriticalPriority, Seconds: 10}}}
 	five, critical := int64(5), graceful.CriticalPriority
 	pods := []*corev1.Pod{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: corev1.PodSpec{TerminationGracePeriodSeconds: &five}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "report"}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "coredns"}, Spec: corev1.PodSpec{Priority: &critical}},
 	}
 	want := []graceful.PodStep{
-		{Namespace: "shop", Name: "web", Priority: 0, Group: 0, Start: 0, Grace: 5 * time.Second, End: 5 * time.Second},
-		{Namespace: "kube-system", Name: "coredns", Priority: critical, Group: critical, Start: 5 * time.Second, Grace: 10 * time.Second, End: 15 * time.Second},
+		{Namespace: "shop", Name: "web", Priority: 0, Group: 0, GracePeriodSeconds: 5, Start: 0, Grace: 5 * time.Second, End: 5 * time.Second},
+		{Namespace: "shop", Name: "report", Priority: 0, Group: 0, GracePeriodSeconds: 30, Start: 0, Grace: 30 * time.Second, End: 30 * time.Second},
+		{Namespace: "kube-system", Name: "coredns", Priority: critical, Group: critical, GracePeriodSeconds: 10, Start: 30 * time.Second, Grace: 10 * time.Second, End: 40 * time.Second},
 	}
-	if diff := cmp.Diff(want, NewPlan(c, pods).Pods); diff != "" {
+	p, err := NewPlan(c, pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, p.Pods); diff != "" {
 		t.Errorf("NewPlan pods mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestNewPlanPriorityClassName: a pod from a file that names a PriorityClass
+// but carries no spec.priority gets the built-in classes' values; any other
+// class is refused, because only the cluster knows its value.
+func TestNewPlanPriorityClassName(t *testing.T) {
+	c := graceful.Config{Enabled: true, Groups: []graceful.Group{{Priority: 0, Seconds: 20}, {Priority: graceful.CriticalPriority, Seconds: 10}}}
+	tests := []struct {
+		name, reason string
+		class        string
+		want         int32
+		wantErr      string
+	}{
+		{name: "system-node-critical", reason: "a built-in class: 2000001000", class: "system-node-critical", want: graceful.CriticalPriority + 1000},
+		{name: "system-cluster-critical", reason: "a built-in class: 2000000000", class: "system-cluster-critical", want: graceful.CriticalPriority},
+		{name: "own class", reason: "its value is in the cluster, not in the file",
+			class: "database", wantErr: `pod shop/db has priorityClassName "database" and no spec.priority: the API server takes the priority from that PriorityClass, which only the cluster knows; set spec.priority or plan the node from the cluster with --node`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db"}, Spec: corev1.PodSpec{PriorityClassName: tt.class}}
+			got, err := NewPlan(c, []*corev1.Pod{p})
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("NewPlan = %v, want error %q (%s)", err, tt.wantErr, tt.reason)
+				}
+				return
+			}
+			if err != nil || got.Pods[0].Priority != tt.want {
+				t.Errorf("NewPlan = priority %v, %v; want %d (%s)", got.Pods, err, tt.want, tt.reason)
+			}
+		})
 	}
 }

@@ -101,10 +101,6 @@ func TestValidateRefusals(t *testing.T) {
 			in: kubelet(30*time.Second, -time.Second), want: "shutdownGracePeriodCriticalPods -1s must be either zero or otherwise >= 1 sec"},
 		{name: "both forms", reason: "the table replaces the two values; the kubelet refuses both at once",
 			in: kubelet(30*time.Second, 10*time.Second, prio(0, 10)), want: "shutdownGracePeriodByPodPriority and shutdownGracePeriod cannot both be set"},
-		{name: "duplicate priority", reason: "the second group of a repeated priority never gets a pod",
-			in: kubelet(0, 0, prio(0, 10), prio(1000, 20), prio(1000, 30)), want: "shutdownGracePeriodByPodPriority[2] repeats priority 1000 of entry 1: the second group would never get a pod"},
-		{name: "negative seconds", reason: "a group cannot last less than nothing",
-			in: kubelet(0, 0, prio(0, -5)), want: "shutdownGracePeriodByPodPriority[0] (priority 0) has -5 seconds, want 0 or more"},
 		{name: "table without gate", reason: "the table needs GracefulNodeShutdownBasedOnPodPriority",
 			in: func() Settings {
 				in := kubelet(0, 0, prio(0, 10))
@@ -120,6 +116,90 @@ func TestValidateRefusals(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
 				t.Errorf("Validate error mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+// TestValidateFeatureGates: the three gates are on by default in v1.36, and
+// the two that depend on GracefulNodeShutdown make switching it off alone a
+// refusal, before any other rule is checked (component-base's featuregate
+// dependency check, run first by ValidateKubeletConfiguration).
+func TestValidateFeatureGates(t *testing.T) {
+	const (
+		byPriorityNeedsGraceful = "GracefulNodeShutdownBasedOnPodPriority is enabled, but depends on features that are disabled: [GracefulNodeShutdown]"
+		windowsNeedsGraceful    = "WindowsGracefulNodeShutdown is enabled, but depends on features that are disabled: [GracefulNodeShutdown]"
+	)
+	allOff := map[string]bool{GateGraceful: false, GateByPriority: false, GateWindowsGraceful: false}
+	tests := []struct {
+		name, reason string
+		in           Settings
+		gates        map[string]bool
+		want         Config
+		wantErr      string
+	}{
+		{name: "defaults", reason: "all three gates on: the table is used",
+			in: kubelet(0, 0, prio(0, 10)), want: Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 10}}}},
+		{name: "graceful off alone", reason: "the two gates that depend on it are still on by default: refused, whatever else is set",
+			in: kubelet(0, 0), gates: map[string]bool{GateGraceful: false},
+			wantErr: byPriorityNeedsGraceful + "\n" + windowsNeedsGraceful},
+		{name: "graceful off alone, with durations", reason: "the dependency refusal comes first and alone",
+			in: kubelet(30*time.Second, 10*time.Second), gates: map[string]bool{GateGraceful: false},
+			wantErr: byPriorityNeedsGraceful + "\n" + windowsNeedsGraceful},
+		{name: "graceful off with its dependants", reason: "all three off: accepted, no shutdown manager",
+			in: kubelet(0, 0), gates: allOff, want: Config{}},
+		{name: "all off, with durations", reason: "the durations need GracefulNodeShutdown",
+			in: kubelet(30*time.Second, 0), gates: allOff,
+			wantErr: "shutdownGracePeriod or shutdownGracePeriodCriticalPods needs feature gate GracefulNodeShutdown"},
+		{name: "all off, with a table", reason: "the table needs GracefulNodeShutdownBasedOnPodPriority",
+			in: kubelet(0, 0, prio(0, 10)), gates: allOff,
+			wantErr: "shutdownGracePeriodByPodPriority needs feature gate GracefulNodeShutdownBasedOnPodPriority"},
+		{name: "by priority off", reason: "nothing depends on it: the two values still work",
+			in: kubelet(30*time.Second, 10*time.Second), gates: map[string]bool{GateByPriority: false},
+			want: Config{Enabled: true, Groups: []Group{{RegularPriority, 20}, {CriticalPriority, 10}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.in.FeatureGates = tt.gates
+			got, err := Validate(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("Validate = %v, want refused with %q (%s)", err, tt.wantErr, tt.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Validate = %v, want accepted (%s)", err, tt.reason)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Validate mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+// TestValidateAcceptsWhatTheKubeletAccepts: the kubelet does not check the
+// priority table, so a repeated priority and negative seconds are accepted;
+// NewPlan's tests show what it then does with them.
+func TestValidateAcceptsWhatTheKubeletAccepts(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		table        []Group
+		want         []Group
+	}{
+		{name: "repeated priority", reason: "both entries of priority 0 stay, in the order written",
+			table: []Group{prio(0, 10), prio(0, 20), prio(1000, 30)}, want: []Group{{0, 10}, {0, 20}, {1000, 30}}},
+		{name: "negative seconds", reason: "validation has no rule for the table's seconds",
+			table: []Group{prio(0, -5), prio(1000, 30)}, want: []Group{{0, -5}, {1000, 30}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Validate(kubelet(0, 0, tt.table...))
+			if err != nil {
+				t.Fatalf("Validate = %v, want accepted (%s)", err, tt.reason)
+			}
+			if diff := cmp.Diff(tt.want, c.Groups); diff != "" {
+				t.Errorf("groups mismatch (-want +got) (%s):\n%s", tt.reason, diff)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,8 +52,20 @@ func (f LogindFile) Path() string {
 	return layerDirs[f.Layer] + "/logind.conf.d/" + f.Name
 }
 
+// USecInfinity is logind's "infinity": the largest microsecond count
+// (systemd's USEC_INFINITY), which is what logind reports for
+// InhibitDelayMaxSec=infinity.
+const USecInfinity = math.MaxUint64
+
 // An InhibitDelay is logind's effective InhibitDelayMaxSec and where it came from.
 type InhibitDelay struct {
+	// USec is the delay as logind keeps it and reports it over D-Bus
+	// (InhibitDelayMaxUSec): microseconds, USecInfinity for infinity.
+	USec uint64
+	// Value is the delay as the kubelet reads it (CurrentInhibitDelay in
+	// pkg/kubelet/nodeshutdown/systemd): time.Duration(USec) * time.Microsecond.
+	// That conversion wraps: infinity reads as -1µs, and a delay past about
+	// 292 years as a wrong, possibly negative, duration.
 	Value    time.Duration
 	Infinite bool
 	// From is the path of the file whose line won, or "" for the default.
@@ -61,13 +74,28 @@ type InhibitDelay struct {
 	Notes []string
 }
 
-// Covers says whether the delay lets the kubelet hold a shutdown for d.
-func (d InhibitDelay) Covers(total time.Duration) bool { return d.Infinite || d.Value >= total }
+func (d *InhibitDelay) set(usec uint64) {
+	d.USec = usec
+	d.Infinite = usec == USecInfinity
+	d.Value = time.Duration(usec) * time.Microsecond
+}
+
+// Covers says whether the kubelet, reading the delay, finds it long enough for
+// total: total <= Value, the kubelet's own comparison. Infinity does not cover
+// anything above -1µs.
+func (d InhibitDelay) Covers(total time.Duration) bool { return total <= d.Value }
 
 func (d InhibitDelay) String() string {
-	v := d.Value.String()
-	if d.Infinite {
+	var v string
+	switch {
+	case d.Infinite:
 		v = "infinity"
+	case d.USec <= math.MaxInt64/uint64(time.Microsecond):
+		v = (time.Duration(d.USec) * time.Microsecond).String()
+	case d.USec%1_000_000 == 0:
+		v = strconv.FormatUint(d.USec/1_000_000, 10) + "s"
+	default:
+		v = strconv.FormatUint(d.USec, 10) + "µs"
 	}
 	if d.From == "" {
 		return v + " (logind's default)"
@@ -83,7 +111,8 @@ func (d InhibitDelay) String() string {
 // lexical order of their names whatever their layer, and the last assignment
 // wins.
 func EffectiveInhibitDelay(files []LogindFile) InhibitDelay {
-	d := InhibitDelay{Value: DefaultInhibitDelay}
+	var d InhibitDelay
+	d.set(uint64(DefaultInhibitDelay / time.Microsecond))
 	var main *LogindFile
 	dropIns := map[string]LogindFile{}
 	for i, f := range files {
@@ -142,68 +171,101 @@ func readLogind(f LogindFile, d *InhibitDelay) {
 		value = strings.TrimSpace(value)
 		if value == "" {
 			// An empty assignment resets the option to its default.
-			d.Value, d.Infinite, d.From = DefaultInhibitDelay, false, ""
+			d.set(uint64(DefaultInhibitDelay / time.Microsecond))
+			d.From = ""
 			continue
 		}
-		v, inf, err := parseTimespan(value)
+		usec, err := parseTimespan(value)
 		if err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("%s:%d: ignored, %v", f.Path(), n, err))
 			continue
 		}
-		d.Value, d.Infinite, d.From = v, inf, f.Path()
+		d.set(usec)
+		d.From = f.Path()
 	}
 }
 
-var timeUnits = map[string]time.Duration{
-	"us": time.Microsecond, "usec": time.Microsecond, "µs": time.Microsecond,
-	"ms": time.Millisecond, "msec": time.Millisecond,
-	"s": time.Second, "sec": time.Second, "second": time.Second, "seconds": time.Second,
-	"m": time.Minute, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute,
-	"h": time.Hour, "hr": time.Hour, "hour": time.Hour, "hours": time.Hour,
-	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+// timeUnits are systemd's time span units, in microseconds (a subset of
+// time-util.c's table: no months or years).
+var timeUnits = map[string]uint64{
+	"us": 1, "usec": 1, "µs": 1, "μs": 1,
+	"ms": 1_000, "msec": 1_000,
+	"s": 1_000_000, "sec": 1_000_000, "second": 1_000_000, "seconds": 1_000_000,
+	"m": 60_000_000, "min": 60_000_000, "minute": 60_000_000, "minutes": 60_000_000,
+	"h": 3_600_000_000, "hr": 3_600_000_000, "hour": 3_600_000_000, "hours": 3_600_000_000,
+	"d": 86_400_000_000, "day": 86_400_000_000, "days": 86_400_000_000,
+	"w": 604_800_000_000, "week": 604_800_000_000, "weeks": 604_800_000_000,
 }
 
-// parseTimespan reads a systemd time span ("30", "30s", "1min 30s",
-// "infinity"); a number without a unit is seconds.
-func parseTimespan(s string) (time.Duration, bool, error) {
+// parseTimespan reads a systemd time span ("30", "30s", "1min 30s", "1.5s",
+// "infinity") into microseconds, as logind's parse_sec does: a number
+// without a unit is seconds, the sum is kept in whole microseconds (a
+// fraction below one is dropped), and a sum that does not fit is refused.
+func parseTimespan(s string) (uint64, error) {
 	if s == "infinity" {
-		return 0, true, nil
+		return USecInfinity, nil
 	}
-	var total time.Duration
+	notSpan := fmt.Errorf("InhibitDelayMaxSec=%s is not a time span", s)
+	tooLarge := fmt.Errorf("InhibitDelayMaxSec=%s is too large", s)
+	var total uint64
 	rest := s
 	for {
 		rest = strings.TrimLeft(rest, " ")
 		if rest == "" {
 			break
 		}
-		i := strings.IndexFunc(rest, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-		if i == 0 {
-			return 0, false, fmt.Errorf("InhibitDelayMaxSec=%s is not a time span", s)
-		}
+		i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
 		if i < 0 {
 			i = len(rest)
 		}
-		num, err := strconv.ParseFloat(rest[:i], 64)
-		if err != nil {
-			return 0, false, fmt.Errorf("InhibitDelayMaxSec=%s is not a time span", s)
+		whole, frac := rest[:i], ""
+		rest = rest[i:]
+		if strings.HasPrefix(rest, ".") {
+			j := strings.IndexFunc(rest[1:], func(r rune) bool { return r < '0' || r > '9' })
+			if j < 0 {
+				j = len(rest) - 1
+			}
+			frac, rest = rest[1:1+j], rest[1+j:]
 		}
-		rest = strings.TrimLeft(rest[i:], " ")
-		j := strings.IndexFunc(rest, func(r rune) bool { return r == ' ' || (r >= '0' && r <= '9') })
+		if whole == "" && frac == "" {
+			return 0, notSpan
+		}
+		rest = strings.TrimLeft(rest, " ")
+		j := strings.IndexFunc(rest, func(r rune) bool { return r == ' ' || (r >= '0' && r <= '9') || r == '.' })
 		if j < 0 {
 			j = len(rest)
 		}
-		unit := time.Second
+		unit := uint64(1_000_000)
 		if j > 0 {
 			u, ok := timeUnits[rest[:j]]
 			if !ok {
-				return 0, false, fmt.Errorf("InhibitDelayMaxSec=%s has unknown unit %q", s, rest[:j])
+				return 0, fmt.Errorf("InhibitDelayMaxSec=%s has unknown unit %q", s, rest[:j])
 			}
 			unit = u
 		}
 		rest = rest[j:]
-		total += time.Duration(math.Round(num * float64(unit)))
+		var n uint64
+		if whole != "" {
+			v, err := strconv.ParseUint(whole, 10, 64)
+			if err != nil {
+				return 0, tooLarge
+			}
+			n = v
+		}
+		hi, part := bits.Mul64(n, unit)
+		if hi != 0 {
+			return 0, tooLarge
+		}
+		for k, place := 0, unit/10; k < len(frac) && place > 0; k, place = k+1, place/10 {
+			part += uint64(frac[k]-'0') * place
+		}
+		sum, carry := bits.Add64(total, part, 0)
+		if carry != 0 || sum == USecInfinity {
+			return 0, tooLarge
+		}
+		total = sum
 	}
-	return total, false, nil
+	return total, nil
 }
 
 // A LogindReport says whether logind lets the kubelet hold a shutdown as long
@@ -217,19 +279,24 @@ type LogindReport struct {
 	KubeletWrites bool
 	// After is logind's delay once the kubelet's drop-in is in place.
 	After InhibitDelay
-	// Conflict says After is still too short: the kubelet's node shutdown
-	// manager then fails to start, and the node has no graceful shutdown.
+	// Conflict says After still reads shorter than Requested: the kubelet's
+	// node shutdown manager then fails to start ("node shutdown manager was
+	// timed out after 5 attempts waiting for logind InhibitDelayMaxSec to
+	// update"), and the node has no graceful shutdown.
 	Conflict bool
 }
 
-// CheckLogind does what the kubelet's shutdown manager does at start-up: if
-// logind's delay is below requested, it adds /etc/systemd/logind.conf.d/99-kubelet.conf
-// with InhibitDelayMaxSec set to requested and reads the delay again. A drop-in
-// that sorts after 99-kubelet.conf and sets a smaller value wins.
+// CheckLogind does what the kubelet's shutdown manager does when it starts
+// (managerImpl.start), for an enabled configuration that asks for requested
+// ([Config.Total]): it reads logind's delay as a Duration; if requested is
+// larger, it adds /etc/systemd/logind.conf.d/99-kubelet.conf with
+// InhibitDelayMaxSec set to requested, in whole seconds, and reads the delay
+// again. A drop-in that sorts after 99-kubelet.conf and sets a smaller value
+// wins, and so does one that sets infinity, which the kubelet reads as -1µs.
 func CheckLogind(files []LogindFile, requested time.Duration) LogindReport {
 	r := LogindReport{Requested: requested, Before: EffectiveInhibitDelay(files)}
 	r.After = r.Before
-	if requested > 0 && !r.Before.Covers(requested) {
+	if !r.Before.Covers(requested) {
 		r.KubeletWrites = true
 		withKubelet := slices.DeleteFunc(slices.Clone(files), func(f LogindFile) bool {
 			return f.Layer == Etc && f.Name == KubeletDropIn
@@ -240,7 +307,7 @@ func CheckLogind(files []LogindFile, requested time.Duration) LogindReport {
 		})
 		r.After = EffectiveInhibitDelay(withKubelet)
 	}
-	r.Conflict = requested > 0 && !r.After.Covers(requested)
+	r.Conflict = r.KubeletWrites && !r.After.Covers(requested)
 	return r
 }
 

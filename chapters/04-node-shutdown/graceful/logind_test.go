@@ -70,6 +70,14 @@ func TestEffectiveInhibitDelay(t *testing.T) {
 	}
 }
 
+// delay is logind's delay d, set in from ("" for the default), with notes.
+func delay(d time.Duration, from string, notes ...string) InhibitDelay {
+	var got InhibitDelay
+	got.set(uint64(d / time.Microsecond))
+	got.From, got.Notes = from, notes
+	return got
+}
+
 // TestCheckLogindUnattendedUpgrades: the kubelet's 99-kubelet.conf sorts before
 // unattended-upgrades' drop-in, so a total above 30 s is not granted.
 func TestCheckLogindUnattendedUpgrades(t *testing.T) {
@@ -82,19 +90,19 @@ func TestCheckLogindUnattendedUpgrades(t *testing.T) {
 	}{
 		{name: "no drop-in", reason: "the kubelet's override raises 5s to what it needs",
 			files: []LogindFile{main}, requested: 45 * time.Second,
-			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Before: InhibitDelay{Value: 5 * time.Second}, After: InhibitDelay{Value: 45 * time.Second, From: "/etc/systemd/logind.conf.d/99-kubelet.conf"}}},
+			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Before: delay(5*time.Second, ""), After: delay(45*time.Second, "/etc/systemd/logind.conf.d/99-kubelet.conf")}},
 		{name: "unattended-upgrades, 30s", reason: "30s fits the drop-in's 30s",
 			files: []LogindFile{main, unattendedUpgrades}, requested: 30 * time.Second,
-			want: LogindReport{Requested: 30 * time.Second, Before: InhibitDelay{Value: 30 * time.Second, From: unattendedUpgrades.Path()}, After: InhibitDelay{Value: 30 * time.Second, From: unattendedUpgrades.Path()}}},
+			want: LogindReport{Requested: 30 * time.Second, Before: delay(30*time.Second, unattendedUpgrades.Path()), After: delay(30*time.Second, unattendedUpgrades.Path())}},
 		{name: "unattended-upgrades, 45s", reason: "the drop-in sorts after 99-kubelet.conf and keeps 30s",
 			files: []LogindFile{main, unattendedUpgrades}, requested: 45 * time.Second,
-			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Conflict: true, Before: InhibitDelay{Value: 30 * time.Second, From: unattendedUpgrades.Path()}, After: InhibitDelay{Value: 30 * time.Second, From: unattendedUpgrades.Path()}}},
+			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Conflict: true, Before: delay(30*time.Second, unattendedUpgrades.Path()), After: delay(30*time.Second, unattendedUpgrades.Path())}},
 		{name: "masked", reason: "with the drop-in masked the kubelet's override wins",
 			files: []LogindFile{main, unattendedUpgrades, {Layer: Etc, Name: unattendedUpgrades.Name, Masked: true}}, requested: 45 * time.Second,
-			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Before: InhibitDelay{Value: 5 * time.Second, Notes: []string{"/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf: masked (a link to /dev/null)"}}, After: InhibitDelay{Value: 45 * time.Second, From: "/etc/systemd/logind.conf.d/99-kubelet.conf", Notes: []string{"/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf: masked (a link to /dev/null)"}}}},
-		{name: "off", reason: "graceful shutdown off asks for nothing",
+			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Before: delay(5*time.Second, "", "/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf: masked (a link to /dev/null)"), After: delay(45*time.Second, "/etc/systemd/logind.conf.d/99-kubelet.conf", "/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf: masked (a link to /dev/null)")}},
+		{name: "nothing asked", reason: "a configuration of zero seconds asks for nothing more than logind allows",
 			files: []LogindFile{main, unattendedUpgrades}, requested: 0,
-			want: LogindReport{Before: InhibitDelay{Value: 30 * time.Second, From: unattendedUpgrades.Path()}, After: InhibitDelay{Value: 30 * time.Second, From: unattendedUpgrades.Path()}}},
+			want: LogindReport{Before: delay(30*time.Second, unattendedUpgrades.Path()), After: delay(30*time.Second, unattendedUpgrades.Path())}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,5 +111,70 @@ func TestCheckLogindUnattendedUpgrades(t *testing.T) {
 				t.Errorf("CheckLogind mismatch (-want +got) (%s):\n%s", tt.reason, diff)
 			}
 		})
+	}
+}
+
+// TestCheckLogindInfinity: logind reports InhibitDelayMaxSec=infinity as the
+// largest microsecond count, which the kubelet reads as -1µs. So the kubelet
+// always writes its drop-in over infinity, and a later drop-in that sets
+// infinity again makes its shutdown manager fail to start.
+func TestCheckLogindInfinity(t *testing.T) {
+	main := LogindFile{Layer: Etc, Name: "logind.conf", Content: "[Login]\nInhibitDelayMaxSec=infinity\n"}
+	later := LogindFile{Layer: Etc, Name: "zz-forever.conf", Content: "[Login]\nInhibitDelayMaxSec=infinity\n"}
+	infinity := InhibitDelay{USec: USecInfinity, Value: -time.Microsecond, Infinite: true, From: "/etc/systemd/logind.conf"}
+	tests := []struct {
+		name, reason string
+		files        []LogindFile
+		want         LogindReport
+	}{
+		{name: "infinity in logind.conf", reason: "45s > -1µs: the kubelet writes 99-kubelet.conf, which replaces infinity with 45s",
+			files: []LogindFile{main},
+			want:  LogindReport{Requested: 45 * time.Second, Before: infinity, KubeletWrites: true, After: delay(45*time.Second, "/etc/systemd/logind.conf.d/99-kubelet.conf")}},
+		{name: "infinity after 99-kubelet.conf", reason: "zz-forever.conf sorts last and sets infinity again: still -1µs, the manager fails to start",
+			files: []LogindFile{main, later},
+			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Conflict: true,
+				Before: InhibitDelay{USec: USecInfinity, Value: -time.Microsecond, Infinite: true, From: later.Path()},
+				After:  InhibitDelay{USec: USecInfinity, Value: -time.Microsecond, Infinite: true, From: later.Path()}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CheckLogind(tt.files, 45*time.Second)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CheckLogind mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+// TestCheckLogindLongDelays: logind keeps whole microseconds, and the kubelet
+// reads them back as time.Duration(µs) * time.Microsecond. A request of 150
+// years (4,733,640,000 s, past the 2^53 ns where a float64 stops holding every
+// nanosecond) is read back exactly; past about 292 years the kubelet's
+// conversion wraps.
+func TestCheckLogindLongDelays(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		requested    time.Duration
+		wantAfter    time.Duration
+		wantConflict bool
+	}{
+		{name: "150 years", reason: "the kubelet writes 4733640001 s and reads back exactly that",
+			requested: 4_733_640_001 * time.Second, wantAfter: 4_733_640_001 * time.Second},
+		{name: "290 years", reason: "still below the largest Duration",
+			requested: 9_145_440_001 * time.Second, wantAfter: 9_145_440_001 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CheckLogind(nil, tt.requested)
+			if !got.KubeletWrites || got.After.Value != tt.wantAfter || got.Conflict != tt.wantConflict {
+				t.Errorf("CheckLogind(%v) = writes %v, after %v, conflict %v; want writes true, after %v, conflict %v (%s)",
+					tt.requested, got.KubeletWrites, got.After.Value, got.Conflict, tt.wantAfter, tt.wantConflict, tt.reason)
+			}
+		})
+	}
+	// Past the largest Duration the kubelet's reading wraps: 300 years reads negative.
+	d := EffectiveInhibitDelay([]LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=9467280000\n"}})
+	if d.USec != 9_467_280_000_000_000 || d.Value >= 0 {
+		t.Errorf("InhibitDelayMaxSec=9467280000: USec %d, the kubelet reads %v; want 9467280000000000 and a negative duration", d.USec, d.Value)
 	}
 }

@@ -1,6 +1,7 @@
 package graceful
 
 import (
+	"math"
 	"sort"
 	"time"
 )
@@ -22,7 +23,14 @@ type PodStep struct {
 	Priority        int32
 	// Group is the priority of the group the pod joined.
 	Group int32
-	// Start is when the kubelet asks the pod to stop, End when its grace runs out.
+	// GracePeriodSeconds is the grace period the shutdown manager asks for
+	// (upstream's gracePeriodOverride): the group's seconds, or the pod's
+	// terminationGracePeriodSeconds when that is smaller or equal, compared
+	// as whole seconds.
+	GracePeriodSeconds int64
+	// Start is when the kubelet asks the pod to stop; Grace is the time the
+	// pod gets, GracePeriodSeconds but never less than one second (the pod
+	// worker's floor); End is when its grace runs out.
 	Start, Grace, End time.Duration
 }
 
@@ -34,6 +42,11 @@ type GroupStep struct {
 	Skipped bool
 	// Start and End bound the group; a group without pods takes no time.
 	Start, End time.Duration
+	// NoWait says the kubelet does not wait for this group at all: its
+	// seconds, times time.Second, are zero or less (negative seconds, or so
+	// many that the product wraps around), so its timer fires at once and the
+	// next group starts while these pods are still ending.
+	NoWait bool
 }
 
 // A Plan is the timeline of one graceful shutdown.
@@ -42,7 +55,7 @@ type Plan struct {
 	Pods   []PodStep
 	// Requested is what the kubelet asks logind for (Config.Total).
 	Requested time.Duration
-	// End is when the last group ends if every pod uses all of its grace.
+	// End is when the last pod is gone if every pod uses all of its grace.
 	End time.Duration
 }
 
@@ -55,7 +68,9 @@ type podGroup struct {
 // groupByPriority puts every pod into the group with the largest priority at
 // or below the pod's own; a pod below every group joins the lowest one. groups
 // must be sorted by ascending priority. It follows the kubelet's function of
-// the same name, including its use of sort.Search.
+// the same name, including its use of sort.Search: when a priority is listed
+// twice, pods of exactly that priority join the first of the two and pods
+// above it (up to the next priority) the second.
 func groupByPriority(groups []Group, pods []Pod) []podGroup {
 	out := make([]podGroup, len(groups))
 	for i, g := range groups {
@@ -83,11 +98,20 @@ func groupByPriority(groups []Group, pods []Pod) []podGroup {
 
 // NewPlan returns the timeline of a graceful shutdown under c for pods.
 //
-// Groups run one after another in ascending priority. A pod's grace is the
-// smaller of its group's seconds and its own terminationGracePeriodSeconds.
-// A group ends when its pods are gone or its seconds run out, whichever is
-// first; the plan assumes every pod uses all of its grace, the longest a group
-// can take. A group without pods is skipped and takes no time.
+// Groups run one after another in ascending priority, as upstream's killPods
+// runs them. A pod's grace period is its group's seconds, or its own
+// terminationGracePeriodSeconds when that is smaller or equal; the kubelet
+// compares the two as whole seconds, so no value is too large. The pod worker
+// then gives every pod at least one second (calculateEffectiveGracePeriod in
+// pkg/kubelet/pod_workers.go).
+//
+// The kubelet waits for a group until its pods are gone or a timer of the
+// group's seconds, times time.Second, fires, whichever is first; the plan
+// assumes every pod uses all of its grace, the longest a group can take. That
+// product is not bounded: when it is zero or less the timer fires at once and
+// the next group starts at once (see [GroupStep.NoWait]). A group without pods
+// is skipped and takes no time. Times past the largest time.Duration, about
+// 292 years, are cut there.
 func NewPlan(c Config, pods []Pod) Plan {
 	p := Plan{Requested: c.Total()}
 	if !c.Enabled {
@@ -95,33 +119,57 @@ func NewPlan(c Config, pods []Pod) Plan {
 	}
 	p.Groups = make([]GroupStep, 0, len(c.Groups))
 	p.Pods = make([]PodStep, 0, len(pods))
-	var now time.Duration
+	var now, last time.Duration
 	for _, g := range groupByPriority(c.Groups, pods) {
 		step := GroupStep{Group: g.Group, Pods: len(g.Pods), Skipped: len(g.Pods) == 0, Start: now, End: now}
 		if step.Skipped {
 			p.Groups = append(p.Groups, step)
 			continue
 		}
-		seconds := time.Duration(g.Seconds) * time.Second
+		// upstream: groupTerminationWaitDuration, unbounded like this.
+		wait := time.Duration(g.Seconds) * time.Second
+		step.NoWait = wait <= 0
 		var longest time.Duration
 		for _, pod := range g.Pods {
-			grace := seconds
-			if t := pod.TerminationGracePeriodSeconds; t != nil && time.Duration(*t)*time.Second < grace {
-				grace = time.Duration(*t) * time.Second
+			override := g.Seconds
+			if t := pod.TerminationGracePeriodSeconds; t != nil && *t <= override {
+				override = *t
 			}
+			grace := secondsDuration(max(override, 1))
 			longest = max(longest, grace)
+			end := add(now, grace)
+			last = max(last, end)
 			p.Pods = append(p.Pods, PodStep{
 				Namespace: pod.Namespace, Name: pod.Name,
 				Priority: pod.Priority, Group: g.Priority,
-				Start: now, Grace: grace, End: now + grace,
+				GracePeriodSeconds: override,
+				Start:              now, Grace: grace, End: end,
 			})
 		}
-		step.End = now + min(seconds, longest)
+		if !step.NoWait {
+			step.End = add(now, min(wait, longest))
+		}
 		p.Groups = append(p.Groups, step)
 		now = step.End
 	}
-	p.End = now
+	p.End = max(now, last)
 	return p
+}
+
+// secondsDuration is s seconds as a Duration, cut at the largest Duration.
+func secondsDuration(s int64) time.Duration {
+	if s > math.MaxInt64/int64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(s) * time.Second
+}
+
+// add is a+b for non-negative durations, cut at the largest Duration.
+func add(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // GroupFor returns the group a pod of the given priority joins under c, and

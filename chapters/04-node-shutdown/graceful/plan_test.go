@@ -2,6 +2,8 @@ package graceful
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -75,7 +77,8 @@ func TestGroupByPriorityUpstream(t *testing.T) {
 }
 
 // TestGroupByPriorityJoinsHighestAtOrBelow: with the documentation's table
-// (100000, 1000, 0), a pod of 10000 joins the group of 1000.
+// (100000, 1000, 0), a pod of 10000 joins the group of 1000. Each pod must be
+// in exactly one group, that one.
 func TestGroupByPriorityJoinsHighestAtOrBelow(t *testing.T) {
 	groups := []Group{{0, 60}, {1000, 120}, {100000, 300}}
 	tests := []struct {
@@ -92,10 +95,56 @@ func TestGroupByPriorityJoinsHighestAtOrBelow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var in []int32
 			for _, g := range groupByPriority(groups, []Pod{makePod(tt.name, tt.priority, nil)}) {
-				if len(g.Pods) == 1 && g.Priority != tt.want {
-					t.Errorf("pod of priority %d joined group %d, want %d (%s)", tt.priority, g.Priority, tt.want, tt.reason)
+				for range g.Pods {
+					in = append(in, g.Priority)
 				}
+			}
+			if len(in) != 1 || in[0] != tt.want {
+				t.Errorf("pod of priority %d is in groups %v, want exactly [%d] (%s)", tt.priority, in, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+// TestGroupByPriorityRepeatedPriority: with priority 0 listed twice, pods of
+// exactly 0 join the first entry and pods above 0 (below 1000) the second, as
+// upstream's sort.Search and index-- place them; both periods count. A
+// priority listed three times leaves its middle entry without pods.
+func TestGroupByPriorityRepeatedPriority(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		table        []Group
+		want         map[Group][]string
+		wantTotal    time.Duration
+	}{
+		{name: "twice", reason: "0 finds the first 0; 5 finds 1000 and steps back to the second 0",
+			table: []Group{prio(0, 10), prio(0, 20), prio(1000, 30)},
+			want:  map[Group][]string{{0, 10}: {"pod-0"}, {0, 20}: {"pod-5"}, {1000, 30}: {"pod-1000"}}, wantTotal: 60 * time.Second},
+		{name: "three times", reason: "the middle 0 is neither the first nor the last: no pod reaches it",
+			table: []Group{prio(0, 10), prio(0, 15), prio(0, 20), prio(1000, 30)},
+			want:  map[Group][]string{{0, 10}: {"pod-0"}, {0, 15}: {}, {0, 20}: {"pod-5"}, {1000, 30}: {"pod-1000"}}, wantTotal: 75 * time.Second},
+		{name: "highest twice", reason: "above every entry: the last of the repeated highest",
+			table: []Group{prio(0, 10), prio(1000, 20), prio(1000, 30)},
+			want:  map[Group][]string{{0, 10}: {"pod-0", "pod-5"}, {1000, 20}: {"pod-1000"}, {1000, 30}: {}}, wantTotal: 60 * time.Second},
+	}
+	pods := []Pod{makePod("pod-0", 0, nil), makePod("pod-5", 5, nil), makePod("pod-1000", 1000, nil)}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Validate(kubelet(0, 0, tt.table...))
+			if err != nil {
+				t.Fatalf("Validate = %v, want accepted as the kubelet accepts it (%s)", err, tt.reason)
+			}
+			got := map[Group][]string{}
+			for _, g := range groupByPriority(c.Groups, slices.Clone(pods)) {
+				got[g.Group] = names(g.Pods)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("groupByPriority mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+			if c.Total() != tt.wantTotal {
+				t.Errorf("Total() = %v, want %v: every entry's seconds count", c.Total(), tt.wantTotal)
 			}
 		})
 	}
@@ -110,8 +159,8 @@ func TestPlanTwoPhases(t *testing.T) {
 	}
 	p := NewPlan(c, []Pod{makePod("web", 0, seconds(30)), makePod("dns", CriticalPriority, seconds(30))})
 	want := []PodStep{
-		{Name: "web", Priority: 0, Group: 0, Start: 0, Grace: 20 * time.Second, End: 20 * time.Second},
-		{Name: "dns", Priority: CriticalPriority, Group: CriticalPriority, Start: 20 * time.Second, Grace: 10 * time.Second, End: 30 * time.Second},
+		{Name: "web", Priority: 0, Group: 0, GracePeriodSeconds: 20, Start: 0, Grace: 20 * time.Second, End: 20 * time.Second},
+		{Name: "dns", Priority: CriticalPriority, Group: CriticalPriority, GracePeriodSeconds: 10, Start: 20 * time.Second, Grace: 10 * time.Second, End: 30 * time.Second},
 	}
 	if diff := cmp.Diff(want, p.Pods); diff != "" {
 		t.Errorf("NewPlan(30s/10s) pods mismatch (-want +got):\n%s", diff)
@@ -138,6 +187,73 @@ func TestPlanGraceIsSmallerOfGroupAndPod(t *testing.T) {
 				t.Errorf("grace = %v, want %v (%s)", got, tt.want, tt.reason)
 			}
 		})
+	}
+}
+
+// TestPlanNegativeSeconds: the kubelet accepts a negative number of seconds.
+// The pod is asked to stop with that grace period, which the pod worker
+// raises to one second; the group's timer fires at once, so the next group
+// starts at once; and the seconds are subtracted from what the kubelet asks
+// logind for.
+func TestPlanNegativeSeconds(t *testing.T) {
+	c, err := Validate(kubelet(0, 0, prio(0, -5), prio(1000, 30)))
+	if err != nil {
+		t.Fatalf("Validate = %v, want accepted as the kubelet accepts it", err)
+	}
+	p := NewPlan(c, []Pod{makePod("batch", 0, seconds(30)), makePod("db", 1000, seconds(30))})
+	want := []PodStep{
+		{Name: "batch", Priority: 0, Group: 0, GracePeriodSeconds: -5, Start: 0, Grace: time.Second, End: time.Second},
+		{Name: "db", Priority: 1000, Group: 1000, GracePeriodSeconds: 30, Start: 0, Grace: 30 * time.Second, End: 30 * time.Second},
+	}
+	if diff := cmp.Diff(want, p.Pods); diff != "" {
+		t.Errorf("NewPlan pods mismatch (-want +got):\n%s", diff)
+	}
+	if !p.Groups[0].NoWait || p.Groups[0].End != 0 {
+		t.Errorf("group 0: NoWait %v, End %v; want true, 0s", p.Groups[0].NoWait, p.Groups[0].End)
+	}
+	if p.Requested != 25*time.Second {
+		t.Errorf("Requested = %v, want 25s (-5 + 30)", p.Requested)
+	}
+}
+
+// TestPlanComparesSeconds: the kubelet compares a pod's
+// terminationGracePeriodSeconds with its group's seconds as whole seconds,
+// and the API bounds neither, so no value is too large.
+func TestPlanComparesSeconds(t *testing.T) {
+	huge := int64(18_446_744_074) // times 10^9 ns, this wraps a Duration round to 290ms
+	tests := []struct {
+		name, reason string
+		groups       []Group
+		tgps         *int64
+		wantSeconds  int64
+		wantGrace    time.Duration
+		wantNoWait   bool
+	}{
+		{name: "huge pod grace", reason: "18446744074 s is more than the group's 20 s: the group's 20 s",
+			groups: []Group{{0, 20}, {CriticalPriority, 10}}, tgps: &huge, wantSeconds: 20, wantGrace: 20 * time.Second},
+		{name: "huge group", reason: "10^10 s: the pod's 30 s is smaller; the group's wait wraps below zero, so the kubelet does not wait for it",
+			groups: []Group{{0, 10_000_000_000}}, tgps: seconds(30), wantSeconds: 30, wantGrace: 30 * time.Second, wantNoWait: true},
+		{name: "huge group, no pod grace", reason: "the group's 10^10 s are the grace period; the timeline is cut at the largest Duration",
+			groups: []Group{{0, 10_000_000_000}}, wantSeconds: 10_000_000_000, wantGrace: math.MaxInt64, wantNoWait: true},
+		{name: "equal", reason: "<=: a pod grace equal to the group's is the pod's",
+			groups: []Group{{0, 20}}, tgps: seconds(20), wantSeconds: 20, wantGrace: 20 * time.Second},
+		{name: "zero", reason: "a pod grace of 0 is asked for as 0, and the pod worker gives 1 s",
+			groups: []Group{{0, 20}}, tgps: seconds(0), wantSeconds: 0, wantGrace: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPlan(Config{Enabled: true, Groups: tt.groups}, []Pod{makePod("p", 0, tt.tgps)})
+			got := p.Pods[0]
+			if got.GracePeriodSeconds != tt.wantSeconds || got.Grace != tt.wantGrace || p.Groups[0].NoWait != tt.wantNoWait {
+				t.Errorf("pod asked for %d s, grace %v, NoWait %v; want %d s, %v, %v (%s)",
+					got.GracePeriodSeconds, got.Grace, p.Groups[0].NoWait, tt.wantSeconds, tt.wantGrace, tt.wantNoWait, tt.reason)
+			}
+		})
+	}
+	// 10^10 s asked of logind wraps below zero too: the kubelet writes no drop-in.
+	big := Config{Enabled: true, Groups: []Group{{0, 10_000_000_000}}}
+	if r := CheckLogind(nil, big.Total()); big.Total() >= 0 || r.KubeletWrites {
+		t.Errorf("Total() = %v, writes %v; want a negative Duration and no drop-in", big.Total(), r.KubeletWrites)
 	}
 }
 

@@ -3,8 +3,11 @@
 // configuration with the kubelet's reason.
 //
 // Shutdown-plan prints the kubelet's priority groups, then every pod with its
-// group, start, grace and end, measured from the moment logind announces the
-// shutdown. With --logind-dir it also reads logind's configuration and says
+// group, the grace period the kubelet asks it to stop in, its start, grace and
+// end, measured from the moment logind announces the shutdown. A pod from a
+// file gets the values the API server would have given it: 30 s when it sets
+// no terminationGracePeriodSeconds, the built-in classes' priorities; a pod
+// that names any other PriorityClass without spec.priority is refused. With --logind-dir it also reads logind's configuration and says
 // whether the kubelet gets the time it asks for.
 //
 // Usage:
@@ -143,16 +146,29 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	plan := shutdown.NewPlan(cfg, pods)
+	plan, err := shutdown.NewPlan(cfg, pods)
+	if err != nil {
+		return fail(err)
+	}
 	printPlan(stdout, cfg, plan)
 	if logindDir == "" {
+		return 0
+	}
+	if !cfg.Enabled {
+		// Without a shutdown manager the kubelet never looks at logind.
+		fmt.Fprintln(stdout, "\nlogind: the kubelet asks for nothing: graceful shutdown is off")
 		return 0
 	}
 	r := graceful.CheckLogind(logind, cfg.Total())
 	printLogind(stdout, r)
 	if r.Conflict {
+		if r.After.Infinite {
+			fmt.Fprintf(stderr, "%s: logind's InhibitDelayMaxSec is infinity, which the kubelet reads as %v, less than the %v it asks for: its node shutdown manager will not start and the node will shut down without ending its pods; remove infinity from %s\n",
+				name, r.After.Value, r.Requested, r.After.From)
+			return 1
+		}
 		fmt.Fprintf(stderr, "%s: logind allows %v, less than the %v the kubelet asks for: its node shutdown manager will not start and the node will shut down without ending its pods; mask or raise %s\n",
-			name, durationOrInfinity(r.After), r.Requested, r.After.From)
+			name, r.After.Value, r.Requested, r.After.From)
 		return 1
 	}
 	return 0
@@ -332,7 +348,12 @@ func printPlan(w io.Writer, cfg graceful.Config, plan graceful.Plan) {
 			fmt.Fprintf(tw, "%d\t%d\t0\t-\tskipped\n", g.Priority, g.Seconds)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%v\t%v\n", g.Priority, g.Seconds, g.Pods, g.Start, g.End)
+		end := g.End.String()
+		if g.NoWait {
+			// The group's timer is zero or less: the kubelet moves on at once.
+			end += ", no wait"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%v\t%s\n", g.Priority, g.Seconds, g.Pods, g.Start, end)
 	}
 	tw.Flush()
 	if len(plan.Pods) == 0 {
@@ -341,13 +362,13 @@ func printPlan(w io.Writer, cfg graceful.Config, plan graceful.Plan) {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "POD\tPRIORITY\tGROUP\tSTART\tGRACE\tEND")
+	fmt.Fprintln(tw, "POD\tPRIORITY\tGROUP\tASKED\tSTART\tGRACE\tEND")
 	for _, p := range plan.Pods {
 		pod := p.Name
 		if p.Namespace != "" {
 			pod = p.Namespace + "/" + p.Name
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%v\t%v\n", pod, p.Priority, p.Group, p.Start, p.Grace, p.End)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%ds\t%v\t%v\t%v\n", pod, p.Priority, p.Group, p.GracePeriodSeconds, p.Start, p.Grace, p.End)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nevery pod is gone by %v if each uses all of its grace\n", plan.End)
@@ -359,9 +380,8 @@ func printLogind(w io.Writer, r graceful.LogindReport) {
 		fmt.Fprintf(w, "logind: %s\n", n)
 	}
 	fmt.Fprintf(w, "logind: InhibitDelayMaxSec is %v\n", r.Before)
-	if r.Requested == 0 {
-		fmt.Fprintln(w, "logind: the kubelet asks for nothing: graceful shutdown is off")
-		return
+	if r.Before.Infinite {
+		fmt.Fprintf(w, "logind: the kubelet reads infinity as %v\n", r.Before.Value)
 	}
 	if r.KubeletWrites {
 		fmt.Fprintf(w, "logind: the kubelet needs %v and writes /etc/systemd/logind.conf.d/%s\n", r.Requested, graceful.KubeletDropIn)
@@ -370,11 +390,4 @@ func printLogind(w io.Writer, r graceful.LogindReport) {
 	if !r.Conflict {
 		fmt.Fprintf(w, "logind: the kubelet gets the %v it asks for\n", r.Requested)
 	}
-}
-
-func durationOrInfinity(d graceful.InhibitDelay) string {
-	if d.Infinite {
-		return "infinity"
-	}
-	return d.Value.String()
 }
