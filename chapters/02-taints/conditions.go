@@ -1,5 +1,7 @@
 package taints
 
+import "time"
+
 // A Status is the status of a node condition: True, False or Unknown.
 type Status string
 
@@ -59,4 +61,24 @@ func ReadyTaint(s Status) (Taint, bool) {
 	default:
 		return Taint{}, false
 	}
+}
+
+// ObservedReady is the Ready status the node lifecycle controller acts on
+// (tryUpdateNodeHealth in pkg/controller/nodelifecycle): the status the node
+// last reported, unless the controller has seen no heartbeat for longer than
+// grace (--node-monitor-grace-period, 50 s by default), and then Unknown.
+// A node has two heartbeats: its status (the Ready condition's
+// lastHeartbeatTime changes) and its Lease, kube-node-lease/<node>, whose
+// renewTime the kubelet moves every 10 s. statusSeen and leaseSeen are when
+// the controller last saw each of them move; the later counts, so a node
+// whose kubelet renews its Lease but never posts a status stays healthy.
+func ObservedReady(reported Status, statusSeen, leaseSeen, now time.Time, grace time.Duration) Status {
+	probe := statusSeen
+	if leaseSeen.After(probe) {
+		probe = leaseSeen
+	}
+	if now.After(probe.Add(grace)) {
+		return Unknown
+	}
+	return reported
 }

@@ -2,6 +2,7 @@ package taints
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -54,5 +55,31 @@ func TestReadyTaint(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("ReadyTaint(%s) = %v, %v, want %v, %v", tt.status, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestObservedReady: the Lease is a heartbeat as good as the status. The
+// kubelet posts its status every 5 min when nothing changes, but renews its
+// Lease every 10 s; the controller writes Ready=Unknown only when neither
+// moved for the grace period.
+func TestObservedReady(t *testing.T) {
+	const grace = 50 * time.Second
+	tests := []struct {
+		name                string
+		reason              string
+		statusAgo, leaseAgo time.Duration
+		want                Status
+	}{
+		{"lease_keeps_node_ready", "status 4 min old, Lease renewed 10 s ago: healthy", 4 * time.Minute, 10 * time.Second, True},
+		{"both_silent", "status and Lease both older than the grace period: Unknown", 4 * time.Minute, 51 * time.Second, Unknown},
+		{"status_alone", "a fresh status is enough", 10 * time.Second, 4 * time.Minute, True},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := at(600)
+			if got := ObservedReady(True, now.Add(-tt.statusAgo), now.Add(-tt.leaseAgo), now, grace); got != tt.want {
+				t.Errorf("ObservedReady(True, status %v ago, lease %v ago) = %s, want %s (%s)", tt.statusAgo, tt.leaseAgo, got, tt.want, tt.reason)
+			}
+		})
 	}
 }

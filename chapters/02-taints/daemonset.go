@@ -3,7 +3,8 @@ package taints
 // DaemonSetTolerations returns tols with the tolerations the DaemonSet
 // controller puts on its pods (AddOrUpdateDaemonPodTolerations in
 // pkg/controller/daemon/util): not-ready and unreachable NoExecute with no
-// seconds, so the node's own agents never leave it; disk-pressure,
+// seconds, so the node's own agents never leave a failing node (any other
+// NoExecute taint still removes them); disk-pressure,
 // memory-pressure, pid-pressure and unschedulable NoSchedule; and
 // network-unavailable NoSchedule for pods on the host network.
 //

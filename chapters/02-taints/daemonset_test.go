@@ -45,10 +45,10 @@ func TestDaemonSetTolerations(t *testing.T) {
 	}
 }
 
-// TestDaemonSetPodsNeverLeave: after the DaemonSet controller and admission
-// both ran, a DaemonSet pod stays on a not-ready or unreachable node for
-// good; admission adds nothing, because the tolerations are present.
-func TestDaemonSetPodsNeverLeave(t *testing.T) {
+// TestDaemonSetPodsOutlastNodeFailure: after the DaemonSet controller and
+// admission both ran, a DaemonSet pod stays on a not-ready or unreachable
+// node for good; admission adds nothing, because the tolerations are present.
+func TestDaemonSetPodsOutlastNodeFailure(t *testing.T) {
 	tols := AdmitDefaults(DaemonSetTolerations(nil, false), DefaultTolerationSeconds)
 	for _, key := range []string{KeyNotReady, KeyUnreachable} {
 		taint := Taint{Key: key, Effect: NoExecute}
@@ -68,5 +68,17 @@ func TestDaemonSetPodWithEqualTolerationLeaves(t *testing.T) {
 	taint := Taint{Key: KeyNotReady, Effect: NoExecute}
 	if got, want := Evict([]Taint{taint}, tols).Leave, after(60); got != want {
 		t.Errorf("Evict(%v, daemonset with %v) = %v, want %v", taint, own, got, want)
+	}
+}
+
+// TestDaemonSetPodLeavesUnderOtherNoExecute: the DaemonSet controller's
+// tolerations name the node-failure keys, not every key. Any other NoExecute
+// taint, such as a maintenance taint put on by hand, removes a DaemonSet pod
+// at once, unless its template tolerates that key itself.
+func TestDaemonSetPodLeavesUnderOtherNoExecute(t *testing.T) {
+	tols := AdmitDefaults(DaemonSetTolerations(nil, true), DefaultTolerationSeconds)
+	taint := Taint{Key: "opslab.dev/maintenance", Value: "planned", Effect: NoExecute}
+	if got := Evict([]Taint{taint}, tols).Leave; got.Kind != AtOnce {
+		t.Errorf("Evict(%v, daemonset) = %v, want now", taint, got)
 	}
 }

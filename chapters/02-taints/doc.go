@@ -35,8 +35,9 @@
 // them NoExecute tolerations for node.kubernetes.io/not-ready and
 // node.kubernetes.io/unreachable, 300 s each ([DefaultTolerationSeconds];
 // upstream plugin/pkg/admission/defaulttolerationseconds). The DaemonSet
-// controller gives its pods the same two without seconds, so they never
-// leave, plus NoSchedule tolerations for the pressure and unschedulable taints
+// controller gives its pods the same two without seconds, so they stay on a
+// failing node (other NoExecute taints still remove them), plus NoSchedule
+// tolerations for the pressure and unschedulable taints
 // ([DaemonSetTolerations]; upstream pkg/controller/daemon/util).
 //
 // # Who writes the taints

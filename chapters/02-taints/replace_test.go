@@ -1,0 +1,50 @@
+package taints
+
+import "testing"
+
+func TestReplaces(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		owner  Owner
+		old    OldPod
+		want   bool
+	}{
+		{"replicaset_terminating", "IsPodActive drops a pod with a deletionTimestamp: the ReplicaSet is short and creates one at once",
+			ReplicaSet, OldPod{Exists: true, Terminating: true}, true},
+		{"replicaset_running", "an active pod counts: nothing to replace",
+			ReplicaSet, OldPod{Exists: true}, false},
+		{"statefulset_terminating", "db-0 Terminating still holds the name db-0, and the StatefulSet waits for its deletion to complete",
+			StatefulSet, OldPod{Exists: true, Terminating: true}, false},
+		{"statefulset_gone", "once the old object is gone, db-0 is created again",
+			StatefulSet, OldPod{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Replaces(tt.owner, tt.old); got != tt.want {
+				t.Errorf("Replaces(%s, %+v) = %v, want %v (%s)", tt.owner, tt.old, got, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func TestTerminatingPodRemoved(t *testing.T) {
+	tests := []struct {
+		name                                      string
+		reason                                    string
+		kubeletAnswers, nodeDeleted, outOfService bool
+		want                                      bool
+	}{
+		{"dead_node", "nobody confirms the containers stopped: the object stays Terminating", false, false, false, false},
+		{"node_back", "the kubelet, back, stops the containers and finishes the deletion", true, false, false, true},
+		{"node_deleted", "the pod garbage collector removes pods of a Node that no longer exists", false, true, false, true},
+		{"out_of_service", "the pod garbage collector force-deletes Terminating pods of a not-Ready node with the out-of-service taint", false, false, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := TerminatingPodRemoved(tt.kubeletAnswers, tt.nodeDeleted, tt.outOfService); got != tt.want {
+				t.Errorf("TerminatingPodRemoved(%v, %v, %v) = %v, want %v (%s)", tt.kubeletAnswers, tt.nodeDeleted, tt.outOfService, got, tt.want, tt.reason)
+			}
+		})
+	}
+}
