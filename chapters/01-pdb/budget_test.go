@@ -306,3 +306,26 @@ func TestOverlappingBudgetsStaleStatusBreaksFloor(t *testing.T) {
 		t.Errorf("%d pods Ready, want 0: pdb-b's floor of 1 was broken by its stale status", n)
 	}
 }
+
+// Between an approved eviction and the deletion of the pod, the pod is
+// still there and still Ready. The controller may sync in between (the
+// eviction's own status update makes it sync); disruptedPods keeps it from
+// counting the pod and handing the spent disruption back.
+func TestDisruptedPodsHoldTheApproval(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(2)))
+	e := c.BeginEviction("web-1")
+	if d := e.decide(false); !d.Allowed {
+		t.Fatalf("Evict(web-1) = %s, want allowed", d)
+	}
+	// The status is written; the pod is not deleted yet. The controller
+	// syncs the budget.
+	b := c.budget("web")
+	c.dirty[b] = true
+	c.sync()
+	if _, ok := c.Pod("web-1"); !ok {
+		t.Fatal("web-1 is gone; the test needs it still there")
+	}
+	if got := b.Status; got.CurrentHealthy != 2 || got.DisruptionsAllowed != 0 {
+		t.Errorf("sync between approval and deletion: %s, want healthy 2, allowed 0: web-1 is promised to an eviction", got)
+	}
+}

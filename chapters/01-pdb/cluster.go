@@ -936,6 +936,23 @@ func (c *Cluster) sync() {
 	clear(c.dirty)
 }
 
+// FreshStatus returns the status the disruption controller would write if
+// it synced the budget now: the status a budget that went stale gets back
+// at its next sync.
+func (c *Cluster) FreshStatus(name string) (Status, bool) {
+	b := c.budget(name)
+	if b == nil {
+		return Status{}, false
+	}
+	scale := func(owner string) int {
+		if ctl, ok := c.controllers[owner]; ok {
+			return ctl.Replicas
+		}
+		return 0
+	}
+	return computeStatus(b, c.budgetPods[b], scale, c.now), true
+}
+
 // BudgetNames returns the names of the budgets in the order they were added.
 func (c *Cluster) BudgetNames() []string {
 	var out []string

@@ -43,12 +43,17 @@
 // The controller runs after every change while it is running
 // ([Cluster.StopController] stands for a kube-controller-manager that is down
 // or behind); ObservedGeneration records the budget generation it last saw.
+// A change of a pod syncs one budget only, even when several select the pod
+// (getPdbForPod); the others keep their status until their own update
+// ([Cluster.ResyncBudget]) or the controller's next start.
 //
 // # Evictions
 //
 // [Cluster.Evict] is the eviction subresource of the API server
-// (pkg/registry/core/pod/storage/eviction.go). It does not count pods: it
-// trusts the status the controller wrote, in this order:
+// (pkg/registry/core/pod/storage/eviction.go), in two halves that
+// [Cluster.BeginEviction] and [Eviction.Commit] expose: the reads of the
+// pod and its budgets, then the decision and the writes. It does not count
+// pods: it trusts the status it read, in this order:
 //
 //  1. a Pending, Succeeded or Failed pod, or one already being deleted, is
 //     deleted without looking at budgets;
@@ -60,14 +65,29 @@
 //     CurrentHealthy ≥ DesiredHealthy > 0, and otherwise takes the normal path;
 //  5. the controller has not observed the budget's generation: code 429,
 //     "Cannot evict pod as it would violate the pod's disruption budget.";
-//  6. DisruptionsAllowed is 0: code 429, the same message;
-//  7. otherwise DisruptionsAllowed is decremented, the pod is recorded in
-//     DisruptedPods and deleted.
+//  6. DisruptionsAllowed is negative, or DisruptedPods holds more than
+//     [MaxDisruptedPodSize] entries: code 403;
+//  7. DisruptionsAllowed is 0: code 429, the same message;
+//  8. otherwise the status is written back with DisruptionsAllowed
+//     decremented and the pod in DisruptedPods, and the pod is deleted. The
+//     write carries the ResourceVersion that was read; if the budget changed
+//     since, it conflicts, and the handler reads the budget again and goes
+//     back to step 5 (retry.RetryOnConflict).
 //
 // [Cluster.EvictDryRun] answers the same question and changes nothing, as an
-// eviction with dryRun: All does. [Cluster.Crash] and [Cluster.Delete] remove
-// a pod without asking any budget: the first stands for a failure, the second
-// for a remover that deletes rather than evicts.
+// eviction with dryRun: All does. [Cluster.Delete] removes a pod without
+// asking any budget, as a remover that deletes rather than evicts does.
+//
+// # Losses nobody asks about
+//
+// [Cluster.CrashContainer] is a container that exits: the kubelet restarts
+// it in the same pod, which is not Ready until its probe passes again.
+// [Cluster.PowerOff] is a node that loses power: its pods stay, Ready as far
+// as the API server knows, until the node lifecycle controller marks them
+// not Ready [NodeMonitorGracePeriod] later and taints the node unreachable;
+// [DefaultTolerationSeconds] after that the taint eviction controller
+// deletes them, they stay Terminating on the dead node, and their
+// controllers replace them on other nodes. Neither asks a budget.
 //
 // # Drains
 //
@@ -81,8 +101,10 @@
 // # Simplifications
 //
 // One namespace; selectors with matchLabels only; a deleted pod is gone at
-// once (no grace period); the scheduler is the placement rule above; the
-// ReplicaSet and disruption controllers react within the same instant.
+// once (no grace period) unless its node is down; the scheduler is the
+// placement rule above; the ReplicaSet and disruption controllers react
+// within the same instant; the disruption controller's pick among several
+// budgets is the oldest (or [Cluster.PreferBudget]), not map order.
 //
 // Upstream documentation: https://kubernetes.io/docs/concepts/workloads/pods/disruptions/
 // and https://kubernetes.io/docs/tasks/run-application/configure-pdb/.

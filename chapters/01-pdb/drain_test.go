@@ -174,3 +174,55 @@ func TestBrokenReplicaBlocksDrains(t *testing.T) {
 		t.Errorf("Drain(pdb-1) again = %s, ended at %s, want drained at t=15s once web-2's replacement is Ready", r.Summary(), At(r.Ended))
 	}
 }
+
+// kubectl drain given several nodes cordons them all, then drains them one
+// after another, each with the whole --timeout of its own
+// (DrainCmdOptions.RunDrain loops over the nodes and calls
+// deleteOrEvictPodsSimple for each).
+func TestDrainNodesOneAfterAnother(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(3)))
+	rs, err := c.DrainNodes([]string{"pdb-1", "pdb-2"}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []DrainResult{
+		{Node: "pdb-1", Started: 0, Ended: time.Minute, Left: []string{"web-1"}, Attempts: 12, TimedOut: true, Stalled: true},
+		{Node: "pdb-2", Started: time.Minute, Ended: 2 * time.Minute, Left: []string{"web-2"}, Attempts: 12, TimedOut: true, Stalled: true},
+	}
+	if diff := cmp.Diff(want, rs, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("drain of pdb-1 and pdb-2 with --timeout 1m (-want +got):\n%s", diff)
+	}
+}
+
+// The pace of a drain under a budget with no margin left is the start-up
+// time of a replacement, rounded up to the drain's 5-second retries:
+// nothing in the budget or the drain names it.
+func TestDrainPaceFollowsStartupTime(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		readyAfter   time.Duration
+		want         time.Duration // when pdb-2's pod is evicted
+	}{
+		{name: "15s", reason: "the lab's start-up time", readyAfter: 15 * time.Second, want: 15 * time.Second},
+		{name: "12s", reason: "Ready at 12 s, asked again at 15 s", readyAfter: 12 * time.Second, want: 15 * time.Second},
+		{name: "40s", reason: "a slower start-up, a slower drain", readyAfter: 40 * time.Second, want: 40 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCluster()
+			for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
+				must(t, c.AddNode(n))
+			}
+			must(t, c.AddController(Controller{Name: "web", Replicas: 3, Labels: map[string]string{"app": "web"}, ReadyAfter: tt.readyAfter}))
+			two := Int(2)
+			must(t, c.AddBudget(Budget{Name: "web", Selector: &Selector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: &two}))
+			rs, err := c.DrainNodes([]string{"pdb-1", "pdb-2"}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rs[1].Ended; !rs[1].Done() || got != tt.want {
+				t.Errorf("ready-after %v: pdb-2 drained at %s (%s), want at %s (%s)", tt.readyAfter, At(got), rs[1].Summary(), At(tt.want), tt.reason)
+			}
+		})
+	}
+}

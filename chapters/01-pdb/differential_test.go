@@ -1,0 +1,804 @@
+//go:build e2e
+
+package pdb_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	pdb "github.com/opslab/opslab/chapters/01-pdb"
+	"github.com/opslab/opslab/lab/labenv"
+)
+
+// The randomized differential of chapter 1: random deployments, budgets
+// over them (integer or percentage floors of both kinds, both policies,
+// selectors that overlap), and random steps (budget edits, real evictions,
+// pods turning Ready), played on the lab cluster and on the model. At every
+// step the budgets' status and a dry-run eviction of a pod of every group
+// must agree: code, message and causes.
+//
+// A budget that shares a pod with another may be stale on the server,
+// since a pod event syncs only one of them (TestOverlappingBudgetsGoStale);
+// the differential checks that such a status is an old one (its healthy
+// count lies between the counts the budget had since its last sync), then
+// updates every such budget on both sides and compares exactly.
+//
+// OPSLAB_DIFF_SEED sets the seed (unset: diffDefaultSeed; "random": a new
+// one, printed); OPSLAB_DIFF_CASES the number of scenarios (unset:
+// diffDefaultCases, about 40 s on the shared 2-core machine). On a mismatch
+// the scenario is shrunk and written to testdata/differential/, and
+// TestDifferentialReplay plays every file there alone.
+
+const (
+	diffDefaultSeed  = 20260101
+	diffDefaultCases = 6
+	// lateAfter is when the pods of a "late" group become Ready, after they
+	// start: long enough for the budgets to be created and compared first.
+	lateAfter = 12 * time.Second
+)
+
+// A readiness class says when a group's pods become Ready.
+const (
+	classReady = "ready" // at once
+	classLate  = "late"  // lateAfter after they start
+	classNever = "never" // not within the test
+)
+
+// A diffScenario is a case of the differential, as a replay file holds it.
+type diffScenario struct {
+	Seed    uint64       `json:"seed,omitempty"`
+	Case    int          `json:"case,omitempty"`
+	Note    string       `json:"note,omitempty"`
+	Groups  []diffGroup  `json:"groups"`
+	Budgets []diffBudget `json:"budgets"`
+	Steps   []diffStep   `json:"steps"`
+}
+
+// A diffGroup is a Deployment: its pods carry grp=NAME and tier=TIER.
+type diffGroup struct {
+	Name     string `json:"name"`
+	Tier     string `json:"tier"`
+	Replicas int    `json:"replicas"`
+	Class    string `json:"class"`
+}
+
+// A diffBudget is a PodDisruptionBudget. Selector is "grp=NAME",
+// "tier=TIER" or "{}"; Min and Max are "2" or "50%" or "".
+type diffBudget struct {
+	Name     string `json:"name"`
+	Selector string `json:"selector"`
+	Min      string `json:"min,omitempty"`
+	Max      string `json:"max,omitempty"`
+	Policy   string `json:"policy,omitempty"`
+}
+
+// A diffStep is one action after the start: "edit" a budget's spec, "evict"
+// a pod of a group for real, or "late-ready": wait for every late pod to be
+// Ready.
+type diffStep struct {
+	Kind   string      `json:"kind"`
+	Budget *diffBudget `json:"budget,omitempty"` // edit: the new spec, same name and selector
+	Group  string      `json:"group,omitempty"`  // evict
+}
+
+// diffSeed and diffCases read the environment.
+func diffSeed(t *testing.T) uint64 {
+	switch v := os.Getenv("OPSLAB_DIFF_SEED"); v {
+	case "":
+		return diffDefaultSeed
+	case "random":
+		return rand.Uint64() % 1_000_000_000
+	default:
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("OPSLAB_DIFF_SEED=%q is not a number or random", v)
+		}
+		return n
+	}
+}
+
+func diffCases(t *testing.T) int {
+	v := os.Getenv("OPSLAB_DIFF_CASES")
+	if v == "" {
+		return diffDefaultCases
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("OPSLAB_DIFF_CASES=%q is not a positive number", v)
+	}
+	return n
+}
+
+// generate draws a scenario.
+func generate(seed uint64, n int) diffScenario {
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	s := diffScenario{Seed: seed, Case: n}
+	groups := 1 + r.IntN(3)
+	for i := range groups {
+		class := []string{classReady, classReady, classLate, classNever}[r.IntN(4)]
+		s.Groups = append(s.Groups, diffGroup{Name: fmt.Sprintf("g%d", i+1), Tier: []string{"a", "b"}[r.IntN(2)], Replicas: 1 + r.IntN(3), Class: class})
+	}
+	budgets := 1 + r.IntN(3)
+	for i := range budgets {
+		b := diffBudget{Name: fmt.Sprintf("b%d", i+1)}
+		switch x := r.IntN(10); {
+		case x < 6:
+			b.Selector = "grp=" + s.Groups[r.IntN(len(s.Groups))].Name
+		case x < 9:
+			b.Selector = "tier=" + []string{"a", "b"}[r.IntN(2)]
+		default:
+			b.Selector = "{}"
+		}
+		randomSpec(r, &b)
+		s.Budgets = append(s.Budgets, b)
+	}
+	lateDone := false
+	for range r.IntN(4) {
+		switch x := r.IntN(3); x {
+		case 0:
+			b := s.Budgets[r.IntN(len(s.Budgets))]
+			old := b
+			for b == old {
+				randomSpec(r, &b)
+			}
+			s.Steps = append(s.Steps, diffStep{Kind: "edit", Budget: &b})
+		case 1:
+			g := s.Groups[r.IntN(len(s.Groups))]
+			if lateDone && g.Class == classLate {
+				continue // its replacement would become Ready after the model's late instant
+			}
+			s.Steps = append(s.Steps, diffStep{Kind: "evict", Group: g.Name})
+		default:
+			s.Steps = append(s.Steps, diffStep{Kind: "late-ready"})
+			lateDone = true
+		}
+	}
+	return s
+}
+
+func randomSpec(r *rand.Rand, b *diffBudget) {
+	v := strconv.Itoa(r.IntN(5))
+	if r.IntN(3) == 0 {
+		v = []string{"0%", "10%", "25%", "33%", "50%", "75%", "100%"}[r.IntN(7)] + ""
+	}
+	b.Min, b.Max = "", ""
+	if r.IntN(2) == 0 {
+		b.Min = v
+	} else {
+		b.Max = v
+	}
+	b.Policy = []string{"", "", string(pdb.IfHealthyBudget), string(pdb.AlwaysAllow)}[r.IntN(4)]
+}
+
+// A diffResult is what one play of a scenario found.
+type diffResult struct {
+	mismatches  []string
+	evictions   int // eviction answers compared, dry-run and real
+	statuses    int // budget statuses compared
+	stale       int // statuses of budgets over a shared pod seen stale
+	overlapping bool
+}
+
+func (r *diffResult) mismatch(format string, args ...any) {
+	r.mismatches = append(r.mismatches, fmt.Sprintf(format, args...))
+}
+
+func TestDifferential(t *testing.T) {
+	f := features.New("randomized differential").
+		Assess("random budgets, pods and steps: the model answers as the cluster does", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			seed, cases := diffSeed(t), diffCases(t)
+			t.Logf("differential: seed %d, %d cases (OPSLAB_DIFF_SEED=%d replays them)", seed, cases, seed)
+			start := time.Now()
+			var (
+				mu                                   sync.Mutex
+				evictions, statuses, stale, overlaps int
+				failed                               []int
+			)
+			// The cases run as parallel subtests (as many at once as
+			// go test's -parallel, GOMAXPROCS by default), each in a
+			// namespace of its own.
+			t.Run("cases", func(t *testing.T) {
+				for n := range cases {
+					s := generate(seed, n)
+					t.Run(fmt.Sprintf("case-%d", n), func(t *testing.T) {
+						t.Parallel()
+						res := play(ctx, t, k, s)
+						mu.Lock()
+						defer mu.Unlock()
+						evictions += res.evictions
+						statuses += res.statuses
+						stale += res.stale
+						if res.overlapping {
+							overlaps++
+						}
+						for _, m := range res.mismatches {
+							t.Errorf("seed %d case %d: %s", seed, n, m)
+						}
+						if len(res.mismatches) > 0 {
+							failed = append(failed, n)
+						}
+					})
+				}
+			})
+			t.Logf("differential: seed %d, %d cases (%d with overlapping budgets), %d eviction answers and %d statuses compared, %d stale statuses seen on overlapping budgets, in %v",
+				seed, cases, overlaps, evictions, statuses, stale, time.Since(start).Round(time.Second))
+			if len(failed) > 0 {
+				slices.Sort(failed)
+				n := failed[0]
+				small := shrink(ctx, t, k, generate(seed, n))
+				path := writeReplay(t, small)
+				t.Errorf("seed %d case %d shrunk to %d groups, %d budgets, %d steps: %s (run it alone with -run TestDifferentialReplay)",
+					seed, n, len(small.Groups), len(small.Budgets), len(small.Steps), path)
+			}
+			return ctx
+		}).Feature()
+	testenv.Test(t, f)
+}
+
+// TestDifferentialReplay plays every replay file of testdata/differential.
+func TestDifferentialReplay(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "differential", "*.json"))
+	if len(files) == 0 {
+		t.Skip("no replay file in testdata/differential")
+	}
+	f := features.New("differential replays").
+		Assess("every replay file agrees", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, file := range files {
+				t.Run(filepath.Base(file), func(t *testing.T) {
+					data, err := os.ReadFile(file)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var s diffScenario
+					if err := json.Unmarshal(data, &s); err != nil {
+						t.Fatalf("%s: %v", file, err)
+					}
+					res := play(ctx, t, k, s)
+					t.Logf("%s: %d eviction answers, %d statuses compared, %d stale statuses seen", file, res.evictions, res.statuses, res.stale)
+					for _, m := range res.mismatches {
+						t.Errorf("%s: %s", file, m)
+					}
+				})
+			}
+			return ctx
+		}).Feature()
+	testenv.Test(t, f)
+}
+
+// shrink drops parts of a failing scenario while it still fails.
+func shrink(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScenario) diffScenario {
+	fails := func(c diffScenario) bool { return len(play(ctx, t, k, c).mismatches) > 0 }
+	for tries := 0; tries < 25; {
+		progress := false
+		candidates := []diffScenario{}
+		for i := range s.Steps {
+			c := s
+			c.Steps = slices.Delete(slices.Clone(s.Steps), i, i+1)
+			candidates = append(candidates, c)
+		}
+		for i := range s.Budgets {
+			c := s
+			name := s.Budgets[i].Name
+			c.Budgets = slices.Delete(slices.Clone(s.Budgets), i, i+1)
+			c.Steps = slices.DeleteFunc(slices.Clone(s.Steps), func(st diffStep) bool { return st.Budget != nil && st.Budget.Name == name })
+			candidates = append(candidates, c)
+		}
+		for i := range s.Groups {
+			if len(s.Groups) == 1 {
+				break
+			}
+			c := s
+			name := s.Groups[i].Name
+			c.Groups = slices.Delete(slices.Clone(s.Groups), i, i+1)
+			c.Steps = slices.DeleteFunc(slices.Clone(s.Steps), func(st diffStep) bool { return st.Group == name })
+			c.Budgets = slices.DeleteFunc(slices.Clone(s.Budgets), func(b diffBudget) bool { return b.Selector == "grp="+name })
+			candidates = append(candidates, c)
+		}
+		for i := range s.Groups {
+			if s.Groups[i].Replicas > 1 {
+				c := s
+				c.Groups = slices.Clone(s.Groups)
+				c.Groups[i].Replicas--
+				candidates = append(candidates, c)
+			}
+		}
+		for _, c := range candidates {
+			if len(c.Budgets) == 0 {
+				continue
+			}
+			tries++
+			if fails(c) {
+				s, progress = c, true
+				break
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	return s
+}
+
+func writeReplay(t *testing.T, s diffScenario) string {
+	dir := filepath.Join("testdata", "differential")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("seed-%d-case-%d.json", s.Seed, s.Case))
+	data, _ := json.MarshalIndent(s, "", "  ")
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// play runs one scenario on a namespace of its own and on the model.
+func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScenario) *diffResult {
+	res := &diffResult{}
+	ns := labenv.Namespace(ctx, t, k, "pdb-diff-")
+	defer k.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+
+	// The model: groups as controllers. Pods that start Ready come from
+	// AddController; the others from a scale-up, so that they (and their
+	// replacements) become Ready ReadyAfter after they start.
+	c := pdb.NewCluster()
+	for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
+		if err := c.AddNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, g := range s.Groups {
+		labels := map[string]string{"grp": g.Name, "tier": g.Tier}
+		switch g.Class {
+		case classReady:
+			must(t, c.AddController(pdb.Controller{Name: g.Name, Replicas: g.Replicas, Labels: labels}))
+		default:
+			after := lateAfter
+			if g.Class == classNever {
+				after = time.Hour
+			}
+			must(t, c.AddController(pdb.Controller{Name: g.Name, Labels: labels, ReadyAfter: after}))
+			must(t, c.Scale(g.Name, g.Replicas))
+		}
+	}
+
+	// The cluster: the same groups, then the budgets once every pod runs.
+	for _, g := range s.Groups {
+		deployGroup(ctx, t, k, ns, g)
+	}
+	total := 0
+	for _, g := range s.Groups {
+		total += g.Replicas
+	}
+	labenv.Poll(ctx, t, 60*time.Second, "the scenario's pods running", func(ctx context.Context) (bool, error) {
+		pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		n := 0
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && (p.Labels["class"] != classReady || podReady(p)) {
+				n++
+			}
+		}
+		return n == total, nil
+	})
+	for _, b := range s.Budgets {
+		if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(b), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		must(t, c.AddBudget(diffModelBudget(b)))
+	}
+	shared := sharedBudgets(c)
+	res.overlapping = len(shared) > 0
+	history := map[string][]pdb.Status{}
+	remember := func() {
+		for _, name := range c.BudgetNames() {
+			st, _ := c.FreshStatus(name)
+			history[name] = append(history[name], st)
+		}
+	}
+	remember()
+
+	late := false // whether the late pods are Ready
+	// catchUp makes the late pods Ready in the model when the server got
+	// there first (the steps took longer than lateAfter): from then on
+	// both sides have them Ready.
+	catchUp := func(when string) {
+		if late || !lateReadyOnServer(ctx, t, k, ns) {
+			return
+		}
+		t.Logf("%s: %s: the late pods turned Ready on the server before a late-ready step", ns, when)
+		waitLateReady(ctx, t, k, ns, s)
+		must(t, c.Advance(lateAfter))
+		late = true
+	}
+	compareAll := func(when string) {
+		catchUp(when)
+		compareStatuses(ctx, t, k, ns, c, shared, history, res, when)
+		// Budgets over shared pods: updated on both sides, then exact.
+		for _, name := range shared {
+			touchBudget(ctx, t, k, ns, name)
+			must(t, c.ResyncBudget(name))
+		}
+		history = map[string][]pdb.Status{}
+		remember()
+		compareStatuses(ctx, t, k, ns, c, nil, nil, res, when+", after a resync of the overlapping budgets")
+		for _, g := range s.Groups {
+			compareEviction(ctx, t, k, ns, c, g.Name, true, res, when)
+		}
+	}
+	compareAll("after the budgets were created")
+	for i, st := range s.Steps {
+		when := fmt.Sprintf("step %d (%s)", i+1, st.Kind)
+		catchUp(when)
+		switch st.Kind {
+		case "edit":
+			b := *st.Budget
+			updateAPIBudget(ctx, t, k, ns, b)
+			mb := diffModelBudget(b)
+			must(t, c.UpdateBudget(b.Name, func(x *pdb.Budget) {
+				x.MinAvailable, x.MaxUnavailable, x.UnhealthyPodEvictionPolicy = mb.MinAvailable, mb.MaxUnavailable, mb.UnhealthyPodEvictionPolicy
+			}))
+		case "evict":
+			if late && groupClass(s, st.Group) == classLate {
+				t.Logf("%s: %s: a late pod's replacement would turn Ready after the model's late instant; step skipped", ns, when)
+				continue
+			}
+			compareEviction(ctx, t, k, ns, c, st.Group, false, res, when)
+		case "late-ready":
+			if late {
+				continue
+			}
+			waitLateReady(ctx, t, k, ns, s)
+			must(t, c.Advance(lateAfter))
+			late = true
+		}
+		remember()
+		compareAll(when)
+	}
+	return res
+}
+
+func groupClass(s diffScenario, name string) string {
+	for _, g := range s.Groups {
+		if g.Name == name {
+			return g.Class
+		}
+	}
+	return ""
+}
+
+// sharedBudgets names the budgets that select a pod another budget selects.
+func sharedBudgets(c *pdb.Cluster) []string {
+	var out []string
+	for _, name := range c.BudgetNames() {
+		b, _ := c.Budget(name)
+		for _, p := range c.Pods() {
+			if !b.Selector.Matches(p.Labels) {
+				continue
+			}
+			others := 0
+			for _, o := range c.BudgetNames() {
+				ob, _ := c.Budget(o)
+				if o != name && ob.Selector.Matches(p.Labels) {
+					others++
+				}
+			}
+			if others > 0 {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// compareStatuses waits for the server's status of every budget to be the
+// model's fresh one. A budget in stale may instead settle on an old status:
+// the same expected and desired counts, a healthy count among those in its
+// history, and the allowed disruptions that follow from them.
+func compareStatuses(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, c *pdb.Cluster, stale []string, history map[string][]pdb.Status, res *diffResult, when string) {
+	for _, name := range c.BudgetNames() {
+		want, _ := c.FreshStatus(name)
+		mb, _ := c.Budget(name)
+		var got policyv1.PodDisruptionBudgetStatus
+		var gen int64
+		plausibleStale := func() bool {
+			if !slices.Contains(stale, name) {
+				return false
+			}
+			lo, hi := want.CurrentHealthy, want.CurrentHealthy
+			for _, h := range history[name] {
+				lo, hi = min(lo, h.CurrentHealthy), max(hi, h.CurrentHealthy)
+			}
+			allowed := max(0, int(got.CurrentHealthy)-want.DesiredHealthy)
+			if want.ExpectedPods == 0 {
+				allowed = 0
+			}
+			return int(got.ExpectedPods) == want.ExpectedPods && int(got.DesiredHealthy) == want.DesiredHealthy &&
+				int(got.CurrentHealthy) >= lo && int(got.CurrentHealthy) <= hi && int(got.DisruptionsAllowed) == allowed
+		}
+		exact := func() bool {
+			return int(got.ExpectedPods) == want.ExpectedPods && int(got.DesiredHealthy) == want.DesiredHealthy &&
+				int(got.CurrentHealthy) == want.CurrentHealthy && int(got.DisruptionsAllowed) == want.DisruptionsAllowed &&
+				len(got.DisruptedPods) == len(want.DisruptedPods)
+		}
+		deadline := time.Now().Add(8 * time.Second)
+		for {
+			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gen = b.Status, b.Generation
+			observed := got.ObservedGeneration == gen && gen == mb.Generation
+			if observed && exact() {
+				break
+			}
+			if time.Now().After(deadline) {
+				if observed && plausibleStale() {
+					res.stale++
+					break
+				}
+				res.mismatch("%s: budget %s (%s): server status expected %d, desired %d, healthy %d, allowed %d, disruptedPods %d, observedGeneration %d of %d; model %s, disruptedPods %d, generation %d",
+					when, name, mb.Spec(), got.ExpectedPods, got.DesiredHealthy, got.CurrentHealthy, got.DisruptionsAllowed, len(got.DisruptedPods), got.ObservedGeneration, gen, want, len(want.DisruptedPods), mb.Generation)
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		res.statuses++
+	}
+}
+
+// compareEviction asks both sides to evict the first pod of a group, for
+// real or as a dry run, and compares code, message and causes.
+func compareEviction(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, c *pdb.Cluster, group string, dryRun bool, res *diffResult, when string) {
+	var modelPod string
+	for _, p := range c.Pods() {
+		if p.Owner == group && !p.Terminating {
+			modelPod = p.Name
+			break
+		}
+	}
+	pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "grp=" + group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var apiPod string
+	names := []string{}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	if len(names) > 0 {
+		apiPod = names[0]
+	}
+	if modelPod == "" || apiPod == "" {
+		if (modelPod == "") != (apiPod == "") {
+			res.mismatch("%s: group %s: model pod %q, server pod %q", when, group, modelPod, apiPod)
+		}
+		return
+	}
+	var want pdb.Decision
+	if dryRun {
+		want = c.EvictDryRun(modelPod)
+	} else {
+		want = c.Evict(modelPod)
+	}
+	got := evictAnswer(ctx, t, k, ns, apiPod, dryRun)
+	res.evictions++
+	kind := "dry-run eviction"
+	if !dryRun {
+		kind = "eviction"
+	}
+	if got.code != want.Code || (!want.Allowed && (got.message != want.Message || !slices.Equal(got.causes, want.Causes))) {
+		res.mismatch("%s: %s of a pod of %s: server %d %q %q; model %s", when, kind, group, got.code, got.message, got.causes, want)
+	}
+}
+
+type answer struct {
+	code    int
+	message string
+	causes  []string
+}
+
+func evictAnswer(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod string, dryRun bool) answer {
+	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: ns}}
+	if dryRun {
+		ev.DeleteOptions = &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
+	}
+	err := k.PolicyV1().Evictions(ns).Evict(ctx, ev)
+	if err == nil {
+		return answer{code: pdb.CodeCreated}
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		t.Fatalf("eviction of %s: %v", pod, err)
+	}
+	st := status.Status()
+	a := answer{code: int(st.Code), message: st.Message}
+	if st.Details != nil {
+		for _, c := range st.Details.Causes {
+			a.causes = append(a.causes, c.Message)
+		}
+	}
+	return a
+}
+
+func deployGroup(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, g diffGroup) {
+	after := ""
+	switch g.Class {
+	case classLate:
+		after = lateAfter.String()
+	case classNever:
+		after = "1h"
+	}
+	deployWith(ctx, t, k, ns, g, map[string]string{"grp": g.Name, "tier": g.Tier, "class": g.Class}, after)
+}
+
+// deployWith creates a Deployment of g.Replicas pods with the given labels
+// (and deploy=NAME, its selector) on the chapter's pool; readyAfter, if
+// set, is the lab's slow-start annotation.
+func deployWith(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, g diffGroup, labels map[string]string, readyAfter string) {
+	labels = maps.Clone(labels)
+	labels["deploy"] = g.Name
+	var annotations map[string]string
+	if readyAfter != "" {
+		annotations = map[string]string{"opslab.dev/ready-after": readyAfter}
+	}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(int32(g.Replicas)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"deploy": g.Name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: annotations},
+				Spec: corev1.PodSpec{
+					NodeSelector: map[string]string{"opslab.dev/pool": "pdb"},
+					Containers:   []corev1.Container{{Name: "app", Image: "registry.example/app:1"}},
+				},
+			},
+		},
+	}
+	if _, err := k.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func selectorOf(sel string) map[string]string {
+	if sel == "{}" {
+		return map[string]string{}
+	}
+	key, value, _ := strings.Cut(sel, "=")
+	return map[string]string{key: value}
+}
+
+func diffAPIBudget(b diffBudget) *policyv1.PodDisruptionBudget {
+	out := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: b.Name}}
+	setAPISpec(&out.Spec, b)
+	return out
+}
+
+func setAPISpec(spec *policyv1.PodDisruptionBudgetSpec, b diffBudget) {
+	spec.Selector = &metav1.LabelSelector{MatchLabels: selectorOf(b.Selector)}
+	spec.MinAvailable, spec.MaxUnavailable, spec.UnhealthyPodEvictionPolicy = nil, nil, nil
+	if b.Min != "" {
+		v := intstr.Parse(b.Min)
+		spec.MinAvailable = &v
+	}
+	if b.Max != "" {
+		v := intstr.Parse(b.Max)
+		spec.MaxUnavailable = &v
+	}
+	if b.Policy != "" {
+		p := policyv1.UnhealthyPodEvictionPolicyType(b.Policy)
+		spec.UnhealthyPodEvictionPolicy = &p
+	}
+}
+
+func updateAPIBudget(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, b diffBudget) {
+	cur, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, b.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setAPISpec(&cur.Spec, b)
+	if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func diffModelBudget(b diffBudget) pdb.Budget {
+	out := pdb.Budget{Name: b.Name, Selector: &pdb.Selector{MatchLabels: maps.Clone(selectorOf(b.Selector))}, UnhealthyPodEvictionPolicy: pdb.UnhealthyPodEvictionPolicy(b.Policy)}
+	for _, f := range []struct {
+		s   string
+		dst **pdb.IntOrPercent
+	}{{b.Min, &out.MinAvailable}, {b.Max, &out.MaxUnavailable}} {
+		if f.s == "" {
+			continue
+		}
+		v, err := pdb.ParseIntOrPercent(f.s)
+		if err != nil {
+			panic(err)
+		}
+		*f.dst = &v
+	}
+	return out
+}
+
+// touchBudget updates a budget without changing its spec: a new value of
+// an annotation. The disruption controller syncs it (updateDB).
+func touchBudget(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, name string) {
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{"opslab.dev/touched":%q}}}`, strconv.FormatInt(time.Now().UnixNano(), 10))
+	if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lateReadyOnServer(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string) bool {
+	pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "class=" + classLate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if podReady(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func waitLateReady(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, s diffScenario) {
+	want := 0
+	for _, g := range s.Groups {
+		if g.Class == classLate {
+			want += g.Replicas
+		}
+	}
+	labenv.Poll(ctx, t, 60*time.Second, "every late pod Ready", func(ctx context.Context) (bool, error) {
+		pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "class=" + classLate})
+		if err != nil {
+			return false, nil
+		}
+		n := 0
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil && podReady(p) {
+				n++
+			}
+		}
+		return n == want, nil
+	})
+}
