@@ -15,6 +15,9 @@ const (
 	// ReconcilerPeriod is how often the attach/detach controller's reconciler
 	// runs; it is also the step of Simulate's clock.
 	ReconcilerPeriod = 100 * time.Millisecond
+	// OrphanQuarantine is how long the pod GC waits, after it first finds a
+	// pod whose Node object is gone, before it deletes the pod (quarantineTime).
+	OrphanQuarantine = 40 * time.Second
 )
 
 // An EventKind is something that happens to the node or its pod from outside
@@ -36,6 +39,10 @@ const (
 	UntaintOutOfService
 	// ForceDeleted: a person ran kubectl delete --force --grace-period=0.
 	ForceDeleted
+	// NodeDeleted: the Node object was deleted, by a person (kubectl delete
+	// node) or by a cloud provider's node lifecycle controller that found the
+	// machine gone.
+	NodeDeleted
 )
 
 // An Event happens at a moment of the logical clock, which starts at zero.
@@ -50,6 +57,13 @@ type Scenario struct {
 	Events []Event
 	// Volume says the pod has an attached volume that its replacement needs.
 	Volume bool
+	// ContainersStopped says the last container statuses the node reported
+	// for the pod were all terminated or waiting (say, its database had
+	// crashed before the power went). With a deletionTimestamp that makes the
+	// pod terminated for the attach/detach controller (IsPodTerminated), which
+	// drops its volume from the desired state while the pod is still
+	// Terminating. By default the node's last report had them running.
+	ContainersStopped bool
 	// GracePeriod is how long a live kubelet takes to stop the pod once its
 	// deletion is requested.
 	GracePeriod time.Duration
@@ -80,9 +94,10 @@ func (m Moment) String() string {
 
 // Who ended the old pod.
 const (
-	ByPodGC   = "pod GC (out-of-service)"
-	ByHand    = "force delete by hand"
-	ByKubelet = "kubelet"
+	ByPodGC         = "pod GC (out-of-service)"
+	ByPodGCOrphaned = "pod GC (node object gone)"
+	ByHand          = "force delete by hand"
+	ByKubelet       = "kubelet"
 )
 
 // How the volume left the old node.
@@ -111,11 +126,16 @@ type Outcome struct {
 // clock with the step ReconcilerPeriod, applying events as they come.
 //
 // The pod GC, on each run, force-deletes a Terminating pod only if its node is
-// not Ready and carries the out-of-service taint (any effect). The
-// attach/detach controller starts the detach of a volume once the pod that
-// used it is gone; a node that is not Ready never confirms the unmount, so it
-// detaches at once under the out-of-service taint, after MaxWaitForUnmount
-// otherwise, or never when force detach on timeout is disabled.
+// not Ready and carries the out-of-service taint (any effect, gcTerminating);
+// and it deletes any pod whose Node object is gone, on its first run at least
+// OrphanQuarantine after the run that first found the Node missing
+// (gcOrphaned). The attach/detach controller starts the detach of a volume
+// once no pod needs it: the pod is gone, or it is Terminating with its
+// containers last reported stopped (DetermineVolumeAction). A node that is
+// not Ready never confirms the unmount, so the volume is detached at once
+// under the out-of-service taint, after MaxWaitForUnmount otherwise, or never
+// when force detach on timeout is disabled. A deleted Node is neither Ready
+// nor tainted.
 func Simulate(s Scenario) Outcome {
 	never := Moment{Never: true}
 	o := Outcome{Terminating: never, Gone: never, Detached: never, Replacement: never}
@@ -125,13 +145,21 @@ func Simulate(s Scenario) Outcome {
 		terminating  = false
 		gone         = false
 		detachAsked  time.Duration
+		needless     = false // the volume is out of the desired state
 		deleteAsked  time.Duration
 		next         = 0
+		nodeGone     = false
+		missingSeen  = Moment{Never: true}
 	)
+	unneeded := func(t time.Duration) {
+		if !needless {
+			needless, detachAsked = true, t
+		}
+	}
 	remove := func(t time.Duration, by string) {
 		gone = true
 		o.Gone, o.By = at(t), by
-		detachAsked = t
+		unneeded(t)
 	}
 	nextGC := s.PodGCOffset
 	for t := time.Duration(0); t <= s.Until; t += ReconcilerPeriod {
@@ -157,7 +185,13 @@ func Simulate(s Scenario) Outcome {
 				if !gone {
 					remove(t, ByHand)
 				}
+			case NodeDeleted:
+				nodeGone, ready, outOfService = true, false, false
 			}
+		}
+		if terminating && s.ContainersStopped {
+			// IsPodTerminated: a deletionTimestamp and no running container.
+			unneeded(t)
 		}
 		// A live kubelet finishes a pending deletion itself, once the pod's
 		// grace period is over.
@@ -170,8 +204,17 @@ func Simulate(s Scenario) Outcome {
 			if terminating && !gone && !ready && outOfService {
 				remove(t, ByPodGC)
 			}
+			// gcOrphaned: quarantine the node name on the first run that
+			// misses it, delete its pods on the first run after quarantine.
+			if nodeGone && !gone {
+				if missingSeen.Never {
+					missingSeen = at(t)
+				} else if t-missingSeen.At >= OrphanQuarantine {
+					remove(t, ByPodGCOrphaned)
+				}
+			}
 		}
-		if s.Volume && gone && o.Detached.Never {
+		if s.Volume && needless && o.Detached.Never {
 			switch {
 			case ready:
 				// The kubelet unmounts, so the detach is safe.

@@ -8,7 +8,9 @@ import (
 const s = time.Second
 
 // TestUnplannedStaysTerminatingWithoutTaint: a pod on a powered-off node stays
-// Terminating, and its volume attached, for as long as nobody acts.
+// Terminating, and its volume attached, for as long as nobody acts, when the
+// node's last report had its containers running (TestUnplannedDetachWhileTerminating
+// is the other case).
 func TestUnplannedStaysTerminatingWithoutTaint(t *testing.T) {
 	o := Simulate(Scenario{
 		Events: []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}},
@@ -111,5 +113,60 @@ func TestUnplannedVolumeDetach(t *testing.T) {
 				t.Errorf("replacement %v, want %v: it needs the volume", o.Replacement, o.Detached)
 			}
 		})
+	}
+}
+
+// TestUnplannedDetachWhileTerminating: a Terminating pod whose containers the
+// node last reported stopped no longer needs its volume
+// (DetermineVolumeAction, IsPodTerminated), so the six minutes start at its
+// deletion and the volume is force-detached while the pod is still
+// Terminating; the name stays taken, so no replacement.
+func TestUnplannedDetachWhileTerminating(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		stopped      bool
+		wantDetached Moment
+	}{
+		{name: "containers running", reason: "the volume is still needed: never detached",
+			wantDetached: Moment{Never: true}},
+		{name: "containers stopped", reason: "terminated for the attach/detach controller: detached 6 min after the deletion",
+			stopped: true, wantDetached: at(5*s + MaxWaitForUnmount + ReconcilerPeriod)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Simulate(Scenario{
+				Events: []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}},
+				Volume: true, ContainersStopped: tt.stopped, Until: time.Hour,
+			})
+			if o.Detached != tt.wantDetached || !o.Gone.Never || !o.Replacement.Never {
+				t.Errorf("detached %v, gone %v, replacement %v; want %v, never, never (%s)", o.Detached, o.Gone, o.Replacement, tt.wantDetached, tt.reason)
+			}
+			if !tt.wantDetached.Never && o.How != DetachedTimeout {
+				t.Errorf("detached by %q, want %q", o.How, DetachedTimeout)
+			}
+		})
+	}
+}
+
+// TestUnplannedOrphanedPodGC: once the Node object is deleted, the pod GC
+// deletes its pods, Terminating or not and without any taint, on its first run
+// 40 s or more after the run that first missed the node: 40 to 60 s after the
+// deletion. The volume then waits the six minutes, the node never confirming
+// the unmount.
+func TestUnplannedOrphanedPodGC(t *testing.T) {
+	for _, offset := range []time.Duration{0, 7 * s, 19900 * time.Millisecond} {
+		for _, terminating := range []bool{false, true} {
+			events := []Event{{0, NodeNotReady}, {30 * s, NodeDeleted}}
+			if terminating {
+				events = []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {30 * s, NodeDeleted}}
+			}
+			o := Simulate(Scenario{Events: events, Volume: true, PodGCOffset: offset, Until: time.Hour})
+			if o.By != ByPodGCOrphaned || o.Gone.Never || o.Gone.At < 30*s+OrphanQuarantine || o.Gone.At > 30*s+OrphanQuarantine+PodGCPeriod {
+				t.Errorf("offset %v, terminating %v: gone %v by %q; want by %q within [70s, 90s]", offset, terminating, o.Gone, o.By, ByPodGCOrphaned)
+			}
+			if o.How != DetachedTimeout || o.Detached.At-o.Gone.At < MaxWaitForUnmount {
+				t.Errorf("offset %v: detached %v (%s); want %s 6 min after the pod went", offset, o.Detached, o.How, DetachedTimeout)
+			}
+		}
 	}
 }
