@@ -14,7 +14,10 @@ type Flow struct {
 	Start int64 // when the first request arrives
 	Every int64 // ticks between arrivals; 0 sends all Count at Start
 	Count int   // how many requests the flow sends
-	Work  int64 // how long each request holds its seat once dispatched
+	Work  int64 // how long each request holds its seats once dispatched
+	// Seats is how many seats each request takes (the work estimate's
+	// initial seats, such as a LIST's); 0 means 1.
+	Seats int
 }
 
 // A SimLevel is the one Limited priority level a simulation runs.
@@ -60,13 +63,15 @@ type simRequest struct {
 	flow    int
 	arrived int64
 	work    int64
+	seats   int
 }
 
 type event struct {
-	at   int64
-	done bool // a request finishing, else an arrival
-	flow int
-	seq  int
+	at    int64
+	done  bool // a request finishing, else an arrival
+	flow  int
+	seats int // the seats a finishing request gives back
+	seq   int
 }
 
 type events []event
@@ -104,8 +109,15 @@ func (q *queue) len() int { return len(q.reqs) - q.head }
 // is rejected at once (429, reason concurrency-limit). Under Queue it
 // joins the queue ChooseQueue picks from its flow's hand, unless every seat is taken and that queue
 // already holds queueLengthLimit requests (429, reason queue-full).
-// Whenever a seat is free, the next non-empty queue in round-robin order
-// sends its oldest request.
+// Whenever seats are free, the next non-empty queue in round-robin order
+// sends its oldest request if the seats it needs are free (or if nothing
+// runs, as upstream lets a request wider than the level run alone);
+// otherwise dispatch waits for more seats.
+//
+// The queue-full test counts seats in use, not requests, as
+// rejectOrEnqueueToBoundLocked does: while a wide request at the head of a
+// queue waits for seats, fewer than all seats are in use and arrivals are
+// queued past queueLengthLimit.
 func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 	if level.Seats < 1 {
 		return SimResult{}, fmt.Errorf("level has %d seats, needs at least 1", level.Seats)
@@ -149,19 +161,28 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 		fr.Served++
 		fr.TotalWait += wait
 		fr.MaxWait = max(fr.MaxWait, wait)
-		inUse++
-		push(event{at: now + r.work, done: true, flow: r.flow})
+		inUse += r.seats
+		push(event{at: now + r.work, done: true, flow: r.flow, seats: r.seats})
 	}
+	fits := func(seats int) bool { return inUse == 0 || inUse+seats <= level.Seats }
+	next := -1 // the queue whose head waits for seats, or -1
 	dispatch := func(now int64) {
 		for inUse < level.Seats && waiting > 0 {
-			for {
-				robin = (robin + 1) % len(queues)
-				if queues[robin].len() > 0 {
-					break
+			if next < 0 {
+				for {
+					robin = (robin + 1) % len(queues)
+					if queues[robin].len() > 0 {
+						break
+					}
 				}
+				next = robin
 			}
-			qu := &queues[robin]
+			qu := &queues[next]
 			r := qu.reqs[qu.head]
+			if !fits(r.seats) {
+				return
+			}
+			next = -1
 			qu.head++
 			if qu.head == len(qu.reqs) {
 				qu.reqs, qu.head = qu.reqs[:0], 0
@@ -176,7 +197,7 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 	for ev.Len() > 0 {
 		e := heap.Pop(&ev).(event)
 		if e.done {
-			inUse--
+			inUse -= e.seats
 			res.End = max(res.End, e.at)
 			if q != nil {
 				dispatch(e.at)
@@ -189,9 +210,9 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 		if sent[e.flow] < f.Count {
 			push(event{at: e.at + f.Every, flow: e.flow})
 		}
-		r := simRequest{flow: e.flow, arrived: e.at, work: f.Work}
+		r := simRequest{flow: e.flow, arrived: e.at, work: f.Work, seats: max(f.Seats, 1)}
 		if q == nil {
-			if inUse < level.Seats {
+			if fits(r.seats) {
 				start(e.at, r)
 			} else {
 				fr.Rejected++

@@ -71,6 +71,47 @@ func TestRunawayFillsItsHandExactly(t *testing.T) {
 	}
 }
 
+// TestFasterRunawayOnlyMore429s compares the runaway at the level's
+// capacity and at ten times it: it sends ten times more and is served no
+// more, so the extra requests all come back as 429s, and its share of 429s
+// grows; the mice are served alike in both runs.
+func TestFasterRunawayOnlyMore429s(t *testing.T) {
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Queuing: queuing(64, 8, 50)}
+	slow := simulate(t, level, runawayFlows(10, 200_000))
+	fast := simulate(t, level, runawayFlows(1, 200_000))
+	s, f := slow.Flows[0], fast.Flows[0]
+	rate := func(r FlowResult) float64 { return float64(r.Rejected) / float64(r.Sent) }
+	t.Logf("every 10 ticks: sent %d, served %d, 429 %d (%.1f%%); every tick: sent %d, served %d, 429 %d (%.1f%%)",
+		s.Sent, s.Served, s.Rejected, 100*rate(s), f.Sent, f.Served, f.Rejected, 100*rate(f))
+	if f.Served > s.Served*11/10 {
+		t.Errorf("runaway served %d at 10× against %d at 1×, want no more than 10%% more: the level's seats do not grow", f.Served, s.Served)
+	}
+	if rate(f) < 0.85 || rate(f) <= rate(s) {
+		t.Errorf("runaway's 429 rate %.2f at 10× against %.2f at 1×, want above 0.85 and above the slower rate", rate(f), rate(s))
+	}
+	for i, m := range fast.Flows[1:] {
+		if sm := slow.Flows[i+1]; m.Rejected != 0 || sm.Rejected != 0 || m.MaxWait > mouseBound || sm.MaxWait > mouseBound {
+			t.Errorf("%s: at 1× rejected %d, max wait %d; at 10× rejected %d, max wait %d; want 0 and at most %d in both", m.Name, sm.Rejected, sm.MaxWait, m.Rejected, m.MaxWait, mouseBound)
+		}
+	}
+}
+
+// TestWideRequestsQueuePastTheBound shows where handSize × queueLengthLimit
+// stops being a bound: the queue-full test counts seats in use, and while
+// a request of 3 seats waits at the head of a queue for seats, 9 of 10
+// seats may be in use, and then nothing is refused: the runaway's queues
+// grow far past their length limit. (Some of its requests are still
+// refused, whenever a mouse takes the tenth seat.)
+func TestWideRequestsQueuePastTheBound(t *testing.T) {
+	level := SimLevel{Schema: "service-accounts", Seats: 10, Queuing: queuing(64, 8, 50)}
+	flows := runawayFlows(1, 50_000)
+	flows[0].Seats = 3
+	runaway := simulate(t, level, flows).Flows[0]
+	if runaway.MaxQueued <= 8*50 {
+		t.Errorf("runaway of 3-seat requests queued at most %d, want more than handSize×queueLengthLimit = 400", runaway.MaxQueued)
+	}
+}
+
 func TestOneQueueDoesNotContain(t *testing.T) {
 	// One queue shared by everyone is the old global limit with a waiting
 	// room: the mice wait behind the runaway's backlog.

@@ -1,0 +1,164 @@
+package fairq
+
+import "math"
+
+// The work estimator's constants in kube-apiserver v1.36 with its default
+// feature gates (k8s.io/apiserver/pkg/util/flowcontrol/request: config.go,
+// list_work_estimator.go, mutating_work_estimator.go).
+const (
+	// MinimumSeats is what most requests cost: one seat.
+	MinimumSeats = 1
+	// MaximumListSeats caps a LIST under the SizeBasedListCostEstimate
+	// gate, beta and on since v1.34; with the gate off it is 10.
+	MaximumListSeats = 100
+	// MaximumMutatingSeats caps the seats a write holds after it finishes.
+	MaximumMutatingSeats = 10
+	// BytesPerSeat is how much memory a LIST may load per seat.
+	BytesPerSeat = 100_000
+	// CacheMemoryCap bounds the memory counted for a LIST served from the
+	// watch cache, which streams its answer: at most 10 seats.
+	CacheMemoryCap = 1_000_000
+	// WatchesPerSeat is how many watchers one seat notifies after a write.
+	WatchesPerSeat = 10
+)
+
+// MaxSeats is the most seats the work estimator gives one request of a
+// level, as apf_controller.go sets it when it configures a level that
+// queues:
+//
+//	max(1, min(ceil(0.15 × nominal), nominal / handSize))
+//
+// with an integer division. A level without queues (Reject) gets no limit
+// of its own: it returns 0 and the estimator's own caps apply.
+func MaxSeats(nominal int, q *Queuing) int {
+	if q == nil || q.HandSize < 1 {
+		return 0
+	}
+	m := math.Min(math.Ceil(float64(nominal)*0.15), float64(int32(nominal)/q.HandSize))
+	return int(math.Max(1, m))
+}
+
+// capSeats returns the estimator's cap for a level whose MaxSeats is
+// levelMax: the level's own cap, unless it is 0 or above the estimator's.
+func capSeats(levelMax, estimatorMax int) int {
+	if levelMax == 0 || levelMax > estimatorMax {
+		return estimatorMax
+	}
+	return levelMax
+}
+
+// ResourceStats is what the API server last measured of one resource's
+// storage (the object count tracker, refreshed about once a minute per
+// resource, and exported as apiserver_resource_objects and
+// apiserver_resource_size_estimate_bytes = Objects × AverageSize).
+type ResourceStats struct {
+	Objects     int64
+	AverageSize int64 // bytes
+}
+
+// A List is the part of a LIST request the estimator reads.
+type List struct {
+	// Single is true when the request names one object (a field selector
+	// on metadata.name).
+	Single bool
+	// FromCache is true when the server answers from its watch cache: a
+	// LIST with resourceVersion "" (consistent reads come from the cache
+	// in v1.36) or "0"; false for resourceVersionMatch=Exact, a continue
+	// token, or a limit with a resourceVersion other than "" and "0".
+	FromCache bool
+	// Selector is true with a label or field selector.
+	Selector bool
+	// Limit is the request's limit, 0 for none.
+	Limit int64
+}
+
+// ListSeats returns the seats a LIST takes, as the size-based estimate of
+// list_work_estimator.go computes them: the memory the request may load at
+// once, one seat per BytesPerSeat, at least 1 and at most the level's cap
+// (MaxSeats, or MaximumListSeats when the level has none). The memory
+// counts every object of the resource the server stores, in every
+// namespace, not the ones the caller will see. stats is nil when the server
+// has not measured the resource yet: the request then costs one seat.
+func ListSeats(stats *ResourceStats, l List, levelMax int) int {
+	if stats == nil {
+		return MinimumSeats
+	}
+	avg := stats.AverageSize
+	if avg <= 0 && stats.Objects != 0 {
+		avg = 1_500_000 // maxObjectSize: no size measured yet, assume the worst
+	}
+	limited := stats.Objects
+	if l.Limit > 0 && l.Limit < limited {
+		limited = l.Limit
+	}
+	var loaded int64
+	switch {
+	case l.Single:
+		loaded = 1
+	case l.FromCache:
+		loaded = limited
+	case l.Selector:
+		loaded = max(limited, stats.Objects/2)
+	default:
+		loaded = limited
+	}
+	memory := loaded * avg
+	if l.FromCache {
+		memory = min(memory, CacheMemoryCap)
+	}
+	seats := int(math.Ceil(float64(memory) / BytesPerSeat))
+	return min(max(seats, MinimumSeats), capSeats(levelMax, MaximumListSeats))
+}
+
+// A Write's estimate: it takes Initial seats while it runs, then holds
+// Final seats for Extra more time after it finishes, for the watch events
+// it causes.
+type Write struct {
+	Initial, Final int
+	Extra          float64 // seconds
+}
+
+// Seats is the most seats the write ever holds, which is what
+// apiserver_flowcontrol_work_estimated_seats records.
+func (w Write) Seats() int { return max(w.Initial, w.Final) }
+
+// MutatingSeats returns the estimate of a create, update, patch or delete
+// that watchers are watching (mutating_work_estimator.go): one seat to run
+// and, from WatchesPerSeat watchers on, ceil(watchers / 10) seats capped by
+// the level (MaxSeats, or MaximumMutatingSeats) held for the time 5 ms per
+// uncapped seat takes on the capped ones.
+func MutatingSeats(watchers int, levelMax int) Write {
+	w := Write{Initial: MinimumSeats}
+	if watchers < WatchesPerSeat {
+		return w
+	}
+	final := int(math.Ceil(float64(watchers) / WatchesPerSeat))
+	work := float64(final) * 0.005 // seat-seconds
+	w.Final = min(final, capSeats(levelMax, MaximumMutatingSeats))
+	w.Extra = work / float64(w.Final)
+	return w
+}
+
+// ListFromCache reports whether the API server answers a LIST from its
+// watch cache, as delegator.ShouldDelegateList decides for the work
+// estimate (with consistent reads served from the cache, as in v1.36 on
+// etcd 3.6): resourceVersionMatch NotOlderThan, or no match with
+// resourceVersion "" or "0" and no continue token, is served from the
+// cache; Exact, a continue token, or a limit with any other
+// resourceVersion goes to etcd.
+func ListFromCache(resourceVersion, match string, limit int64, continued bool) bool {
+	switch match {
+	case "NotOlderThan":
+		return true
+	case "":
+	default:
+		return false
+	}
+	if continued {
+		return false
+	}
+	if limit > 0 && resourceVersion != "" && resourceVersion != "0" {
+		return false
+	}
+	return true
+}
