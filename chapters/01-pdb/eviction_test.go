@@ -251,11 +251,14 @@ func TestStrictBudgetStillLetsSomeGo(t *testing.T) {
 			must(t, c.Cordon(n))
 		}
 		must(t, c.Scale("web", 4)) // web-4 has no node: Pending
+		// Below the floor, so that only canIgnorePDB can let web-4 go: the
+		// default policy would refuse a pod that is not Ready here.
+		must(t, c.SetReady("web-1", false))
 		if d := c.EvictDryRun("web-4"); !d.Allowed {
 			t.Errorf("EvictDryRun(web-4) = %s, want allowed: a Pending pod ignores budgets", d)
 		}
-		if d := c.EvictDryRun("web-1"); d.Allowed {
-			t.Errorf("EvictDryRun(web-1) = %s, want refused: 3 healthy of 3", d)
+		if d := c.EvictDryRun("web-2"); d.Allowed {
+			t.Errorf("EvictDryRun(web-2) = %s, want refused: 2 healthy of 3", d)
 		}
 	})
 	t.Run("always-allow", func(t *testing.T) {
