@@ -2,7 +2,8 @@
 # solve.sh is the reference solution of chapter 2's lab (make solve-chapter-2).
 # It starts the lab from scratch in namespace taints-lab on nodes
 # taints-1..3, prints each step, and waits only for what it must: the
-# pods to be Ready, twin-0s and link-20s to be gone, db to roll out.
+# pods to be Ready, twin-0s and link-20s to be gone, db to roll out. Its
+# last step runs the reference answer to the exercise, lab/mytimetable.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
@@ -51,3 +52,10 @@ step "6. db chooses its own value, and says why on the object"
 show -n taints-lab patch statefulset db --patch-file $lab/db-patch.yaml
 k -n taints-lab rollout status statefulset/db --timeout=60s >/dev/null
 show -n taints-lab get pod db-0 -o jsonpath='{range .spec.tolerations[*]}{.key}{" "}{.effect}{" "}{.tolerationSeconds}{"\n"}{end}'
+
+step "7. a timetable of our own, recorded for the check"
+printf '$ go run ./chapters/02-taints/lab/mytimetable --context %s opslab.dev/link-down:NoExecute\n' "$ctx"
+out=$(go run ./chapters/02-taints/lab/mytimetable --context "$ctx" opslab.dev/link-down:NoExecute)
+printf '%s\n' "$out"
+k -n taints-lab create configmap my-timetable --from-literal=taint=opslab.dev/link-down:NoExecute \
+	--from-literal=out="$out" --dry-run=client -o yaml | k apply -f - >/dev/null

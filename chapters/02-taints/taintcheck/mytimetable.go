@@ -1,0 +1,106 @@
+package taintcheck
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/chapters/02-taints/apiconv"
+	"github.com/opslab/opslab/labcheck"
+)
+
+// MyTimetable is the ConfigMap of taints-lab where the learner records the
+// output of the timetable they wrote: data "taint" (key[=value]:Effect),
+// optional "node", and "out", one "POD LEAVES" line per pod.
+const MyTimetable = "my-timetable"
+
+func init() {
+	labcheck.Register(labcheck.Check{
+		Chapter: 2, ID: "taints-my-timetable", Points: 2,
+		Title: "your own timetable agrees with the chapter's",
+		Claim: "the rule of the taint eviction controller fits in a small program: first matching toleration, then its seconds",
+		Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out); the pods of taints-lab and their tolerations",
+		Hints: []string{
+			"Write a program that lists the pods of taints-lab and prints, for a NoExecute taint, one line per pod on a node: POD now, POD after Ns or POD never, soonest first, ties by name.",
+			"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute)",
+			"Pods change as the lab goes on: run your program again and replace the ConfigMap (kubectl ... --dry-run=client -o yaml | kubectl replace -f -).",
+		},
+		Run: checkMyTimetable,
+	})
+}
+
+// TimetableLines writes a timetable as the lab's exercise asks: one
+// "POD LEAVES" line per row, in the timetable's order.
+func TimetableLines(rows []taints.Row) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s %s\n", r.Pod.Name, r.Verdict.Leave)
+	}
+	return b.String()
+}
+
+func checkMyTimetable(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+	cm, err := c.Kube.CoreV1().ConfigMaps(Namespace).Get(ctx, MyTimetable, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return labcheck.Failf("there is no ConfigMap %s in %s: record your program's output there", MyTimetable, Namespace), nil
+	}
+	if err != nil {
+		return labcheck.Result{}, err
+	}
+	var r labcheck.Result
+	taint, err := taints.ParseTaint(strings.TrimSpace(cm.Data["taint"]))
+	if err != nil {
+		r.Message = fmt.Sprintf("%s's taint: %v", MyTimetable, err)
+		return r, nil
+	}
+	if taint.Effect != taints.NoExecute {
+		r.Message = fmt.Sprintf("%s's taint %s is not NoExecute: nobody leaves, so there is nothing to time", MyTimetable, taint)
+		return r, nil
+	}
+	node := strings.TrimSpace(cm.Data["node"])
+	r.Seen("%s: taint %s, node %q", MyTimetable, taint, node)
+	list, err := c.Kube.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return labcheck.Result{}, err
+	}
+	var pods []taints.Pod
+	for i := range list.Items {
+		p := &list.Items[i]
+		if p.DeletionTimestamp != nil || (node != "" && p.Spec.NodeName != node) {
+			continue
+		}
+		pods = append(pods, apiconv.Pod(p))
+	}
+	rows := taints.Timetable(pods, []taints.Taint{taint})
+	kinds := map[taints.Kind]bool{}
+	for _, row := range rows {
+		kinds[row.Verdict.Leave.Kind] = true
+	}
+	if len(kinds) < 2 {
+		r.Message = fmt.Sprintf("under %s every pod of %s leaves the same way; pick a taint that tells them apart (opslab.dev/link-down:NoExecute does)", taint, Namespace)
+		return r, nil
+	}
+	want := strings.Split(strings.TrimSuffix(TimetableLines(rows), "\n"), "\n")
+	got := strings.Split(strings.TrimSpace(strings.ReplaceAll(cm.Data["out"], "\r\n", "\n")), "\n")
+	for i := range max(len(want), len(got)) {
+		w, g := "(nothing)", "(nothing)"
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = strings.Join(strings.Fields(got[i]), " ")
+		}
+		if w != g {
+			r.Message = fmt.Sprintf("line %d of your timetable is %q; the chapter's timetable says %q", i+1, g, w)
+			return r, nil
+		}
+	}
+	r.Seen("%d lines agree, from %q to %q", len(want), want[0], want[len(want)-1])
+	r.Pass = true
+	r.Message = fmt.Sprintf("your timetable for %s agrees with the chapter's, line for line (%d pods)", taint, len(want))
+	return r, nil
+}
