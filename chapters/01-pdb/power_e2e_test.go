@@ -1,0 +1,174 @@
+//go:build e2e
+
+package pdb_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	pdb "github.com/opslab/opslab/chapters/01-pdb"
+	"github.com/opslab/opslab/lab/labenv"
+)
+
+// powerNode is the node of the chapter's pool that the test powers off.
+const powerNode = "pdb-3"
+
+// TestPowerLossKeepsPodOnCluster powers a node off with the lab cluster's
+// power-off stage (the node reports Ready=False, as a node whose kubelet is
+// alive but whose machine is failing would; a node that goes silent is
+// Unknown instead, 50 s later) and watches its pod: the node lifecycle
+// controller marks it not Ready, and then nothing else happens to it for
+// the rest of the test: it is not deleted and not replaced, its budget
+// counts it out, and an eviction through the budget is refused as the model
+// refuses it.
+func TestPowerLossKeepsPodOnCluster(t *testing.T) {
+	f := features.New("a power loss").
+		Assess("the pod stays, not Ready, with no replacement, until the taint eviction controller's toleration runs out", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+			k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns := labenv.Namespace(ctx, t, k, "pdb-power-")
+			d := deploymentOn(ns, powerNode)
+			if _, err := k.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"}), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var pod string
+			labenv.Poll(ctx, t, 60*time.Second, "web Ready on "+powerNode+" and counted", func(ctx context.Context) (bool, error) {
+				pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+				if err != nil || len(pods.Items) != 1 || !podReady(pods.Items[0]) {
+					return false, nil
+				}
+				pod = pods.Items[0].Name
+				b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
+				return err == nil && b.Status.ObservedGeneration == 1 && b.Status.CurrentHealthy == 1, nil
+			})
+
+			// Power off: the node and the pod get the lab's mark, as
+			// lab/scripts/power.sh does. Power comes back when the test ends.
+			label := func(kind, name, value string) {
+				v := "null"
+				if value != "" {
+					v = fmt.Sprintf("%q", value)
+				}
+				patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{"opslab.dev/power":%s}}}`, v))
+				var err error
+				if kind == "node" {
+					_, err = k.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+				} else {
+					_, err = k.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+				}
+				if err != nil {
+					t.Fatalf("label %s %s: %v", kind, name, err)
+				}
+			}
+			label("node", powerNode, "off")
+			label("pod", pod, "off")
+			t.Cleanup(func() {
+				label("pod", pod, "")
+				label("node", powerNode, "")
+				labenv.Poll(context.Background(), t, 60*time.Second, powerNode+" Ready and untainted again", func(ctx context.Context) (bool, error) {
+					n, err := k.CoreV1().Nodes().Get(ctx, powerNode, metav1.GetOptions{})
+					if err != nil {
+						return false, nil
+					}
+					for _, tn := range n.Spec.Taints {
+						if tn.Key == corev1.TaintNodeNotReady || tn.Key == corev1.TaintNodeUnreachable {
+							return false, nil
+						}
+					}
+					for _, c := range n.Status.Conditions {
+						if c.Type == corev1.NodeReady {
+							return c.Status == corev1.ConditionTrue, nil
+						}
+					}
+					return false, nil
+				})
+			})
+			start := time.Now()
+			labenv.Poll(ctx, t, 60*time.Second, pod+" marked not Ready", func(ctx context.Context) (bool, error) {
+				p, err := k.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+				return err == nil && !podReady(*p), nil
+			})
+			t.Logf("%s marked not Ready %v after the power-off", pod, time.Since(start).Round(time.Second))
+
+			// The model: the same pod, its node powered off and noticed.
+			c := pdb.NewCluster()
+			must(t, c.AddNode(powerNode))
+			must(t, c.AddController(pdb.Controller{Name: "web", Replicas: 1, Labels: map[string]string{"app": "web"}}))
+			must(t, c.AddBudget(diffModelBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"})))
+			must(t, c.PowerOff(powerNode))
+			must(t, c.Advance(pdb.NodeMonitorGracePeriod))
+			want, _ := c.Budget("web")
+			wantEvict := c.EvictDryRun("web-1")
+
+			// For the next 15 s: still there, not deleted, not replaced.
+			for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(time.Second) {
+				pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(pods.Items) != 1 || pods.Items[0].Name != pod || pods.Items[0].DeletionTimestamp != nil {
+					t.Fatalf("%v after the power-off: %d pods (%v), want only %s, not being deleted: nothing deletes it before its 300 s toleration", time.Since(start).Round(time.Second), len(pods.Items), podNames(pods.Items), pod)
+				}
+			}
+			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int(b.Status.CurrentHealthy) != want.Status.CurrentHealthy || int(b.Status.DisruptionsAllowed) != want.Status.DisruptionsAllowed {
+				t.Errorf("budget after the power-off: healthy %d, allowed %d; model %s", b.Status.CurrentHealthy, b.Status.DisruptionsAllowed, want.Status)
+			}
+			got := evictAnswer(ctx, t, k, ns, pod, true)
+			if got.code != wantEvict.Code || got.message != wantEvict.Message || fmt.Sprint(got.causes) != fmt.Sprint(wantEvict.Causes) {
+				t.Errorf("dry-run eviction of %s: server %d %q %q, model %s", pod, got.code, got.message, got.causes, wantEvict)
+			}
+			n, err := k.CoreV1().Nodes().Get(ctx, powerNode, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s taints: %v; budget: healthy %d, allowed %d; eviction: %d %v", powerNode, n.Spec.Taints, b.Status.CurrentHealthy, b.Status.DisruptionsAllowed, got.code, got.causes)
+			return ctx
+		}).Feature()
+	testenv.Test(t, f)
+}
+
+func deploymentOn(ns, node string) *appsv1.Deployment {
+	labels := map[string]string{"app": "web"}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					NodeSelector: map[string]string{"opslab.dev/pool": "pdb", "kubernetes.io/hostname": node},
+					Containers:   []corev1.Container{{Name: "web", Image: "registry.example/web:1"}},
+				},
+			},
+		},
+	}
+}
+
+func podNames(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	return out
+}
