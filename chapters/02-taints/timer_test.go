@@ -111,7 +111,7 @@ func TestOneNumberTwoIncidents(t *testing.T) {
 			StatefulSet, def, 1200, 300, 1200},
 		{"db_long_partition_6000s", "with 6000 s the partition moves and restarts nothing",
 			StatefulSet, long, 1200, never, never},
-		{"frontend_dead_node", "on a dead node the default keeps the pod, and the service a replica short, for 300 s; then the ReplicaSet replaces it",
+		{"cache_dead_node", "on a dead node the default keeps the pod, and the service a replica short, for 300 s; then the ReplicaSet replaces it",
 			ReplicaSet, def, never, 300, 300},
 		{"db_dead_node", "on a dead node the deletion after 300 s does not help a StatefulSet: db-0 stays Terminating and is never replaced without the Node deleted or the out-of-service taint",
 			StatefulSet, def, never, 300, never},
