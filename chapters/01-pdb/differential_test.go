@@ -408,19 +408,25 @@ func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScena
 	for _, g := range s.Groups {
 		total += g.Replicas
 	}
-	labenv.Poll(ctx, t, 60*time.Second, "the scenario's pods running", func(ctx context.Context) (bool, error) {
-		pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		n := 0
-		for _, p := range pods.Items {
-			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && (p.Labels["class"] != classReady || podReady(p)) {
+	// settled waits until every pod runs, no pod is being deleted, and the
+	// pods of the ready groups are Ready: the states the model has.
+	settled := func(what string) {
+		labenv.Poll(ctx, t, 60*time.Second, what, func(ctx context.Context) (bool, error) {
+			pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			n := 0
+			for _, p := range pods.Items {
+				if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil || (p.Labels["class"] == classReady && !podReady(p)) {
+					return false, nil
+				}
 				n++
 			}
-		}
-		return n == total, nil
-	})
+			return n == total, nil
+		})
+	}
+	settled("the scenario's pods running")
 	for _, b := range s.Budgets {
 		if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(b), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -452,6 +458,7 @@ func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScena
 		late = true
 	}
 	compareAll := func(when string) {
+		settled(when + ": every pod running")
 		catchUp(when)
 		compareStatuses(ctx, t, k, ns, c, shared, history, res, when)
 		// Budgets over shared pods: updated on both sides, then exact.
