@@ -18,11 +18,13 @@
 // A node that loses power runs no kubelet, so its pods are never finalized: they
 // stay Terminating. [Simulate] runs the controllers that decide what happens
 // next on a logical clock: the pod garbage collector (pkg/controller/podgc,
-// every 20 s) force-deletes such pods only when the node is not Ready and
-// carries the node.kubernetes.io/out-of-service taint; the attach/detach
-// controller (pkg/controller/volume/attachdetach/reconciler) detaches their
-// volumes at once under that taint, or after six minutes from an unhealthy
-// node unless force detach on timeout is disabled.
+// every 20 s) force-deletes such pods when the node is not Ready and carries
+// the node.kubernetes.io/out-of-service taint, and deletes every pod of a
+// Node object that is gone, after a 40 s quarantine; the attach/detach
+// controller (pkg/controller/volume/attachdetach) lets a volume go once no
+// pod needs it (the pod is gone, or Terminating with its containers last
+// reported stopped) and detaches it at once under the taint, or after six
+// minutes from an unhealthy node unless force detach on timeout is disabled.
 //
 // Upstream documentation: https://kubernetes.io/docs/concepts/cluster-administration/node-shutdown/
 package shutdown

@@ -8,16 +8,20 @@
 // running ones group by group, lowest priority first.
 //
 // [Validate] reads the kubelet's shutdown [Settings] (the fields of its
-// KubeletConfiguration, as plain values), refuses what the kubelet would refuse
-// (pkg/kubelet/apis/config/validation) and turns the accepted settings into
-// priority [Group]s, as the kubelet's migrateConfig does for the two-value
-// form. [NewPlan] places [Pod]s in groups exactly as upstream's
-// groupByPriority does and gives every pod its start, grace and end on a clock
-// that starts when the shutdown is announced.
+// KubeletConfiguration and its three shutdown feature gates, as plain values),
+// refuses what the kubelet would refuse (the gates' dependencies, then
+// pkg/kubelet/apis/config/validation), accepts what it accepts, and turns the
+// accepted settings into priority [Group]s, as the kubelet's migrateConfig and
+// newPodManager do. [NewPlan] places [Pod]s in groups exactly as upstream's
+// groupByPriority does and gives every pod the grace period killPods asks
+// for, its start, grace and end on a clock that starts when the shutdown is
+// announced, with the kubelet's unchecked arithmetic where it matters.
 //
 // The kubelet can only delay a shutdown for as long as logind lets it.
-// [EffectiveInhibitDelay] reads logind.conf and its drop-ins by systemd's rules
-// and [CheckLogind] says whether the kubelet's own override survives them.
+// [EffectiveInhibitDelay] reads logind.conf and its drop-ins by systemd's
+// rules into logind's microseconds, [InhibitDelay] says how the kubelet reads
+// them back (infinity as -1µs), and [CheckLogind] says whether the kubelet's
+// own override survives them.
 //
 // The chapter's package shutdown takes the same inputs as Kubernetes API
 // objects (a KubeletConfiguration, core/v1 Pods) and converts them to these
