@@ -380,7 +380,8 @@ func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 			continue
 		}
 		r.Seen("pod %s was bound to taints-2 by %s at %s", p.Name, schedulerName, hms(bound))
-		if !ok || bound.After(written) {
+		// managedFields keep whole seconds: compare in whole seconds.
+		if !ok || bound.Truncate(time.Second).After(written) {
 			r.Seen("pod %s was bound after the taints changed, so it proves nothing about running pods", p.Name)
 			continue
 		}
