@@ -18,7 +18,9 @@
 // and a digest, an HMAC with --sign-key.
 //
 // Exit status: 0 when every check passes, 1 when some fail, 2 when labcheck
-// cannot run (a bad flag, no cluster). With --expect, 0 means every check had
+// cannot run or cannot see (a bad flag, no cluster, a check that could not
+// read the cluster within --timeout). grade exits 1 when some student could
+// not be graded; the others' reports are written all the same. With --expect, 0 means every check had
 // the expected outcome; the course's own test suite uses it to show every
 // check failing on an untouched cluster and passing after the reference
 // solution.
@@ -94,6 +96,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cluster, err := labcheck.Connect(ctx, opts.kubeconfig, opts.context, 5*time.Second)
 	if err != nil {
+		var ke *labcheck.KubeconfigError
+		if errors.As(err, &ke) {
+			fmt.Fprintf(stderr, "labcheck: %v; give --kubeconfig the file that make lab-up wrote, or leave it out for ~/.kube/config\n", err)
+			return 2
+		}
 		fmt.Fprintf(stderr, "labcheck: %v\n", err)
 		return 2
 	}
@@ -106,6 +113,23 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.expect != "" {
 		return expectExit(stderr, outcomes, opts.expect == "pass")
+	}
+	// A check that could not look scored nothing: the score is not the lab's.
+	var blind []string
+	for _, o := range outcomes {
+		if o.Err != nil {
+			blind = append(blind, o.Check.ID)
+		}
+	}
+	const again = "run it again, with a longer --timeout if the cluster is slow"
+	switch {
+	case len(blind) == 0:
+	case len(blind) == len(outcomes):
+		fmt.Fprintf(stderr, "labcheck: no check could read the cluster (%v), so nothing was scored; %s\n", outcomes[0].Err, again)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "labcheck: %d of %d checks could not read the cluster (%s), so the score is incomplete; %s\n", len(blind), len(outcomes), strings.Join(blind, ", "), again)
+		return 2
 	}
 	for _, o := range outcomes {
 		if !o.Passed() {

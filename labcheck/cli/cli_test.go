@@ -1,7 +1,13 @@
 package cli
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,4 +30,32 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// TestNothingSeenScoresNothing: when no check could read the cluster within
+// --timeout, labcheck exits 2 (it could not see) rather than 1 (the lab
+// fails), and says so in one line. The server answers only /version, as an
+// API server too slow for the timeout would.
+func TestNothingSeenScoresNothing(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			fmt.Fprint(w, `{"major":"1","minor":"36","gitVersion":"v1.36.3"}`)
+			return
+		}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	kubeconfig := filepath.Join(t.TempDir(), "slow.kubeconfig")
+	cfg := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: slow\n  cluster: {server: %q}\nusers:\n- name: u\n  user: {token: x}\ncontexts:\n- name: slow\n  context: {cluster: slow, user: u}\ncurrent-context: slow\n", srv.URL)
+	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := Run(context.Background(), []string{"--chapter", "1", "--kubeconfig", kubeconfig, "--timeout", "1ns"}, &stdout, &stderr)
+	if code != 2 {
+		t.Errorf("labcheck --timeout 1ns exited %d, want 2 (nothing could be checked)\nstderr: %s", code, stderr.String())
+	}
+	if want := "labcheck: no check could read the cluster (timed out after 1ns), so nothing was scored"; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr = %q, want it to start %q", stderr.String(), want)
+	}
 }

@@ -180,10 +180,16 @@ func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			labcheck.WriteSummary(stdout, reports)
 		}
 	}
+	ungraded := 0
 	for _, r := range reports {
 		if r.Error != "" {
+			ungraded++
 			fmt.Fprintf(stderr, "labcheck: %s could not be graded: %s\n", r.Student, r.Error)
 		}
+	}
+	if ungraded > 0 {
+		fmt.Fprintf(stderr, "labcheck: %d of %d students could not be graded; fix their roster lines or clusters and grade them again\n", ungraded, len(reports))
+		return 1
 	}
 	return 0
 }
