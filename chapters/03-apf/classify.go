@@ -301,8 +301,10 @@ func matchesNonResourceRule(nr flowcontrol.NonResourcePolicyRule, r Request) boo
 }
 
 // member reports whether x is in list, where a list holding only the
-// wildcard takes everything. Validation allows the wildcard only alone, so
-// "*" among other values is an ordinary value, as upstream treats it.
+// wildcard takes everything, as rule.go's containsString does. The API
+// server's validation refuses the wildcard among other values (see
+// [ValidateFlowSchema]), so a real server never holds such a list; were
+// one to reach here, "*" among others would be an ordinary value.
 func member(x string, list []string, wildcard string) bool {
 	if len(list) == 1 && list[0] == wildcard {
 		return true

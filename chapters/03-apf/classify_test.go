@@ -330,6 +330,13 @@ func TestImpersonatedGroups(t *testing.T) {
 		{"user", "", "alice", nil, []string{"system:authenticated"}},
 		{"unauthenticated group", "no system:authenticated when system:unauthenticated is asked for", "alice", []string{"system:unauthenticated"}, []string{"system:unauthenticated"}},
 		{"anonymous", "", "system:anonymous", nil, []string{"system:unauthenticated"}},
+		{"invalid service account name", "serviceaccount.SplitUsername refuses Bad_SA: an ordinary user, no account groups", "system:serviceaccount:apf-lab:Bad_SA", nil, []string{"system:authenticated"}},
+		{"invalid namespace", "the namespace must be a DNS label", "system:serviceaccount:Apf:x", nil, []string{"system:authenticated"}},
+		{"too many colons", "", "system:serviceaccount:a:b:c", nil, []string{"system:authenticated"}},
+		{"only system:authenticated asked", "an explicit group, even system:authenticated, replaces an account's implied groups", sa, []string{"system:authenticated"}, []string{"system:authenticated"}},
+		{"node", "constrained impersonation gives a node without groups system:nodes", "system:node:pdb-1", nil, []string{"system:nodes", "system:authenticated"}},
+		{"node with groups", "explicit groups are the node's groups", "system:node:pdb-1", []string{"system:nodes"}, []string{"system:nodes", "system:authenticated"}},
+		{"not a node name", "PDB-1 is not a valid node name", "system:node:PDB-1", nil, []string{"system:authenticated"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, Impersonated(tc.user, tc.groups)); diff != "" {

@@ -98,6 +98,14 @@ func ValidateFlowSchema(fs *flowcontrol.FlowSchema) error {
 			if len(rr.Verbs) == 0 || len(rr.APIGroups) == 0 || len(rr.Resources) == 0 {
 				return fmt.Errorf("FlowSchema %s: rule %d has a resource rule without verbs, apiGroups or resources", fs.Name, i)
 			}
+			for _, l := range []struct {
+				field string
+				list  []string
+			}{{"verbs", rr.Verbs}, {"apiGroups", rr.APIGroups}, {"resources", rr.Resources}, {"namespaces", rr.Namespaces}} {
+				if err := wildcardAlone(l.field, l.list); err != nil {
+					return fmt.Errorf("FlowSchema %s: rule %d: %w", fs.Name, i, err)
+				}
+			}
 			if !rr.ClusterScope && len(rr.Namespaces) == 0 {
 				return fmt.Errorf("FlowSchema %s: rule %d has a resource rule that is neither clusterScope nor names a namespace", fs.Name, i)
 			}
@@ -106,7 +114,23 @@ func ValidateFlowSchema(fs *flowcontrol.FlowSchema) error {
 			if len(nr.Verbs) == 0 || len(nr.NonResourceURLs) == 0 {
 				return fmt.Errorf("FlowSchema %s: rule %d has a non-resource rule without verbs or nonResourceURLs", fs.Name, i)
 			}
+			if err := wildcardAlone("verbs", nr.Verbs); err != nil {
+				return fmt.Errorf("FlowSchema %s: rule %d: %w", fs.Name, i, err)
+			}
+			if err := wildcardAlone("nonResourceURLs", nr.NonResourceURLs); err != nil {
+				return fmt.Errorf("FlowSchema %s: rule %d: %w", fs.Name, i, err)
+			}
 		}
+	}
+	return nil
+}
+
+// wildcardAlone refuses "*" among other entries, as the API server's
+// validation does ("if '*' is present, must not specify other verbs"), so
+// that a server never holds such a list.
+func wildcardAlone(field string, list []string) error {
+	if len(list) > 1 && contains(list, "*") {
+		return fmt.Errorf("%s %q: \"*\" must be the only entry", field, list)
 	}
 	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,16 +243,20 @@ type Probe struct {
 	Status        int    // the HTTP status, often 403: classification comes before authorization
 	FlowSchemaUID string // X-Kubernetes-PF-FlowSchema-UID
 	LevelUID      string // X-Kubernetes-PF-PriorityLevel-UID
+	RetryAfter    string // Retry-After, which a 429 carries
 }
 
 // Send sends r to the server of cfg as the user and groups of r
 // (impersonation: cfg's user needs the impersonate permission) and returns
-// the status and the classification headers. Mutating verbs are sent with
+// the status and the classification headers. r.Groups are sent exactly as
+// given, as Impersonate-Group headers: the server then adds what
+// apf.Impersonated says it adds, so classify the request with
+// apf.Impersonated(r.User, r.Groups). Mutating verbs are sent with
 // dryRun=All, so a request that happens to be allowed changes nothing;
 // watch is sent with timeoutSeconds=1.
 func Send(ctx context.Context, cfg *rest.Config, r apf.Request) (Probe, error) {
 	c := rest.CopyConfig(cfg)
-	c.Impersonate = rest.ImpersonationConfig{UserName: r.User, Groups: explicitGroups(r)}
+	c.Impersonate = rest.ImpersonationConfig{UserName: r.User, Groups: r.Groups}
 	hc, err := rest.HTTPClientFor(c)
 	if err != nil {
 		return Probe{}, err
@@ -291,28 +294,36 @@ func Send(ctx context.Context, cfg *rest.Config, r apf.Request) (Probe, error) {
 		Status:        resp.StatusCode,
 		FlowSchemaUID: resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID"),
 		LevelUID:      resp.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"),
+		RetryAfter:    resp.Header.Get("Retry-After"),
 	}, nil
-}
-
-// explicitGroups returns the groups to ask for with Impersonate-Group: the
-// server adds system:authenticated (and a service account's groups when
-// none are given) itself, as apf.Impersonated describes.
-func explicitGroups(r apf.Request) []string {
-	var out []string
-	for _, g := range r.Groups {
-		if g != apf.GroupAuthenticated {
-			out = append(out, g)
-		}
-	}
-	return out
 }
 
 // groupVersions gives the version used in paths for a few API groups; any
 // other group is sent as v1, which is enough for the server to classify it.
 var groupVersions = map[string]string{"": "v1", "autoscaling": "v2"}
 
+// Seen returns the request the API server sees when Send sends r: r's
+// user and groups, and what apf.ParseRequest reads from its request line.
+// It differs from r where the path says something else, as for a
+// Namespace fetched by name, whose namespace is its name.
+func Seen(r apf.Request) (apf.Request, error) {
+	method, p, query, err := RequestLine(r)
+	if err != nil {
+		return apf.Request{}, err
+	}
+	seen := apf.ParseRequest(method, p, query)
+	seen.User, seen.Groups = r.User, r.Groups
+	return seen, nil
+}
+
+// ProbeName is the object name RequestLine uses for a request for one
+// object when r names none.
+const ProbeName = "apf-probe"
+
 // RequestLine returns the method, path and query that make the API server
-// see r's verb, resource and namespace.
+// see r's verb, resource and namespace. A request for one object names
+// r.Name, or ProbeName. The resource may be "": GET /api/v1//pods is a
+// request for resource "" named "pods".
 func RequestLine(r apf.Request) (method, p string, query url.Values, err error) {
 	query = url.Values{}
 	if !r.IsResourceRequest() {
@@ -329,6 +340,9 @@ func RequestLine(r apf.Request) (method, p string, query url.Values, err error) 
 		}
 		return m, r.Path, query, nil
 	}
+	if r.Resource == "" && r.Name == "" {
+		return "", "", nil, errors.New(`a request for resource "" needs a name: /api/v1//NAME`)
+	}
 	version := groupVersions[r.APIGroup]
 	if version == "" {
 		version = "v1"
@@ -342,7 +356,11 @@ func RequestLine(r apf.Request) (method, p string, query url.Values, err error) 
 	}
 	parts = append(parts, r.Resource)
 	named := func() {
-		parts = append(parts, "apf-probe")
+		name := r.Name
+		if name == "" {
+			name = ProbeName
+		}
+		parts = append(parts, name)
 		if r.Subresource != "" {
 			parts = append(parts, r.Subresource)
 		}
@@ -384,7 +402,9 @@ func RequestLine(r apf.Request) (method, p string, query url.Values, err error) 
 	if r.Subresource != "" && (r.Verb == "list" || r.Verb == "watch" || r.Verb == "deletecollection") {
 		return "", "", nil, fmt.Errorf("a %s request has no subresource %q: only requests for one object do", r.Verb, r.Subresource)
 	}
-	return method, path.Join(parts...), query, nil
+	// Joined by hand, not with path.Join, which would turn the "//" of an
+	// empty resource into "/".
+	return method, strings.Join(parts, "/"), query, nil
 }
 
 // ByUID maps the UIDs of objects to their names.

@@ -43,6 +43,8 @@ func TestRequestLine(t *testing.T) {
 		{"cluster scope delete", "", apf.Request{Verb: "delete", Resource: "nodes"}, "DELETE", "/api/v1/nodes/apf-probe", url.Values{"dryRun": {"All"}}},
 		{"watch", "watch ends after a second if allowed", apf.Request{Verb: "watch", Resource: "pods"}, "GET", "/api/v1/pods", url.Values{"watch": {"true"}, "timeoutSeconds": {"1"}}},
 		{"non-resource", "", apf.Request{Verb: "get", Path: "/healthz"}, "GET", "/healthz", url.Values{}},
+		{"namespace by name", "the name goes in the path", apf.Request{Verb: "get", Resource: "namespaces", Name: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab", url.Values{}},
+		{"empty resource", "the double slash stays", apf.Request{Verb: "get", Name: "pods"}, "GET", "/api/v1//pods", url.Values{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, p, q, err := RequestLine(tc.req)
@@ -51,6 +53,30 @@ func TestRequestLine(t *testing.T) {
 			}
 			if m != tc.method || p != tc.path || !cmp.Equal(tc.query, q) {
 				t.Errorf("RequestLine = %s %s?%s, want %s %s?%s (%s)", m, p, q.Encode(), tc.method, tc.path, tc.query.Encode(), tc.reason)
+			}
+		})
+	}
+}
+
+func TestSeenReadsTheRequestLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, reason string
+		req, want    apf.Request
+	}{
+		{"namespace by name", "the server reads the Namespace's name as the request's namespace",
+			apf.Request{User: "u", Verb: "get", Resource: "namespaces", Name: "apf-lab"},
+			apf.Request{User: "u", Verb: "get", Resource: "namespaces", Name: "apf-lab", Namespace: "apf-lab"}},
+		{"empty resource", "", apf.Request{User: "u", Verb: "get", Name: "pods"}, apf.Request{User: "u", Verb: "get", Name: "pods"}},
+		{"probe name", "a get without a name asks for apf-probe", apf.Request{Verb: "get", Resource: "pods", Namespace: "x"},
+			apf.Request{Verb: "get", Resource: "pods", Namespace: "x", Name: ProbeName}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Seen(tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Seen(%+v) (-want +got): %s\n%s", tc.req, tc.reason, diff)
 			}
 		})
 	}

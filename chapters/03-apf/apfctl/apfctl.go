@@ -8,7 +8,7 @@
 //
 // Usage:
 //
-//	apfctl classify [flags] --user NAME [--group G]... [--verb V] [--api-group G] --resource R[/SUB] [-n NS]
+//	apfctl classify [flags] --user NAME [--group G]... [--verb V] [--api-group G] --resource R[/SUB] [-n NS] [--name NAME]
 //	apfctl classify [flags] --user NAME [--group G]... [--verb V] --path /PATH
 //	apfctl exempt [flags]
 //	apfctl seats [flags] [--server-seats N]
@@ -158,6 +158,7 @@ func config(c *common) (*apf.Config, error) {
 type classification struct {
 	User          string   `json:"user"`
 	Groups        []string `json:"groups"`
+	Namespace     string   `json:"namespace,omitempty"` // the namespace the server reads from the path
 	FlowSchema    string   `json:"flowSchema"`
 	Precedence    int32    `json:"matchingPrecedence"`
 	PriorityLevel string   `json:"priorityLevel"`
@@ -182,6 +183,7 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 	resource := fs.String("resource", "", "the `resource`, or resource/subresource")
 	fs.StringVar(&r.Namespace, "namespace", "", "the `namespace` (none: a cluster-scoped request)")
 	fs.StringVar(&r.Namespace, "n", "", "shorthand for --namespace")
+	fs.StringVar(&r.Name, "name", "", "the object's `name`; required to get, update, patch or delete a Namespace, whose name the server reads as the request's namespace")
 	fs.StringVar(&r.Path, "path", "", "the URL `path` of a non-resource request, e.g. /healthz")
 	literal := fs.Bool("no-implicit-groups", false, "use the groups exactly as given, without the ones the API server adds (system:authenticated, a service account's groups)")
 	if err := parse(); err != nil {
@@ -197,6 +199,18 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 		return usageError{errors.New("--path is a non-resource request: it takes no --namespace or --api-group")}
 	case r.Path != "" && !strings.HasPrefix(r.Path, "/"):
 		return usageError{fmt.Errorf("--path %q: want a path starting with /", r.Path)}
+	case r.Resource == "namespaces" && r.Name == "" && r.Namespace == "" && oneObject[r.Verb]:
+		return usageError{fmt.Errorf("--verb %s --resource namespaces needs --name: the server classifies a Namespace by name in the namespace of that name", r.Verb)}
+	}
+	given := r.Namespace
+	if r.IsResourceRequest() {
+		// Classify what the server reads from the request line, not what
+		// the flags say: the path decides the namespace.
+		seen, err := apfclient.Seen(r)
+		if err != nil {
+			return usageError{err}
+		}
+		r = seen
 	}
 	r.Groups = groups
 	if !*literal {
@@ -208,7 +222,7 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 	}
 	got := cfg.Classify(r)
 	out := classification{
-		User: r.User, Groups: r.Groups,
+		User: r.User, Groups: r.Groups, Namespace: r.Namespace,
 		FlowSchema: got.Schema.Name, Precedence: got.Schema.Spec.MatchingPrecedence,
 		PriorityLevel: got.Level.Name, LevelType: levelType(got.Level),
 		Distinguisher: got.Distinguisher,
@@ -238,6 +252,9 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 	default:
 		fmt.Fprintf(w, "distinguisher:\t%q (%s)\n", out.Distinguisher, out.Method)
 	}
+	if r.Namespace != given {
+		fmt.Fprintf(w, "namespace:\t%s (the server reads a Namespace's name as the request's namespace)\n", r.Namespace)
+	}
 	if len(out.Groups) == 0 {
 		fmt.Fprintf(w, "groups:\t(none)\n")
 	} else {
@@ -248,6 +265,9 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 	}
 	return w.Flush()
 }
+
+// oneObject are the verbs of requests for one named object.
+var oneObject = map[string]bool{"get": true, "update": true, "patch": true, "delete": true}
 
 func levelType(pl *flowcontrol.PriorityLevelConfiguration) string {
 	l := pl.Spec.Limited
