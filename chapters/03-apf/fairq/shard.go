@@ -69,12 +69,14 @@ func FlowHash(schema, distinguisher string) uint64 {
 
 // ChooseQueue returns the queue of hand that a new request joins: the one
 // with the least waiting work, visiting the hand from position
-// enqueues mod len(hand), where enqueues counts the requests the level has
-// queued so far; between equals the first visited wins. Starting at a
-// moving offset keeps flows whose hands overlap from always piling onto
-// the same queue.
-func ChooseQueue(hand []int, enqueues uint64, waiting func(queue int) float64) int {
-	offset := int(enqueues % uint64(len(hand)))
+// placed mod len(hand), where placed counts the requests the level has
+// placed so far, every one of them, including those then refused as
+// queue-full (shuffleShardLocked moves the offset before
+// rejectOrEnqueueToBoundLocked decides); between equals the first visited
+// wins. Starting at a moving offset keeps flows whose hands overlap from
+// always piling onto the same queue.
+func ChooseQueue(hand []int, placed uint64, waiting func(queue int) float64) int {
+	offset := int(placed % uint64(len(hand)))
 	best, bestWork := -1, math.Inf(1)
 	for i := range hand {
 		q := hand[(offset+i)%len(hand)]

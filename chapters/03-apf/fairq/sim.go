@@ -57,6 +57,10 @@ func (f FlowResult) MeanWait() float64 {
 type SimResult struct {
 	Flows []FlowResult
 	End   int64 // when the last request finished
+	// Placed counts the requests that went through ChooseQueue under
+	// Queue, which is how far the offset of the queue choice moved: every
+	// request, the ones then refused as queue-full included.
+	Placed uint64
 }
 
 type simRequest struct {
@@ -150,7 +154,7 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 	var (
 		inUse    int
 		waiting  int
-		enqueues uint64
+		placed   uint64
 		robin    = -1
 		queued   = make([]int, len(flows))
 		sent     = make([]int, len(flows))
@@ -219,8 +223,12 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 			}
 			continue
 		}
-		qi := ChooseQueue(fr.Hand, enqueues, waitingWork)
-		enqueues++
+		// Upstream moves the offset for every request it places, before it
+		// knows whether the queue has room (shuffleShardLocked, then
+		// rejectOrEnqueueToBoundLocked).
+		qi := ChooseQueue(fr.Hand, placed, waitingWork)
+		placed++
+		res.Placed = placed
 		qu := &queues[qi]
 		if inUse >= level.Seats && qu.len() >= int(q.QueueLengthLimit) {
 			fr.Rejected++

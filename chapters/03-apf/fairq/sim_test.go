@@ -112,6 +112,16 @@ func TestWideRequestsQueuePastTheBound(t *testing.T) {
 	}
 }
 
+// TestRefusedRequestsMoveTheOffset: a burst of 30 on 1 seat with queues
+// of one request refuses most of it, and the offset of the queue choice
+// moved for all 30, refused ones included.
+func TestRefusedRequestsMoveTheOffset(t *testing.T) {
+	res := simulate(t, SimLevel{Schema: "global-default", Seats: 1, Queuing: queuing(4, 2, 1)}, []Flow{{Name: "burst", Count: 30, Work: 10}})
+	if f := res.Flows[0]; f.Rejected == 0 || res.Placed != uint64(f.Sent) {
+		t.Errorf("burst of 30: rejected %d, offset moved %d times; want some rejected and the offset moved for all %d", f.Rejected, res.Placed, f.Sent)
+	}
+}
+
 func TestOneQueueDoesNotContain(t *testing.T) {
 	// One queue shared by everyone is the old global limit with a waiting
 	// room: the mice wait behind the runaway's backlog.
