@@ -49,11 +49,27 @@ type Result struct {
 	// Evidence lists what was read and what was seen, e.g. "event
 	// TaintManagerEviction for pod web-20s at 12:03:41, 21.4 s after the taint".
 	Evidence []string
+	// Hint, when set, is the hint for this particular failure, shown in
+	// place of the check's first staged hint (a check that fails for
+	// several reasons knows which one it saw).
+	Hint string
 }
 
 // Passf returns a passing Result with the given message.
 func Passf(format string, args ...any) Result {
 	return Result{Pass: true, Message: fmt.Sprintf(format, args...)}
+}
+
+// FirstHint returns the hint to show for a failed outcome: the failure's own,
+// or else the check's first staged hint.
+func (o Outcome) FirstHint() string {
+	if o.Result.Hint != "" {
+		return o.Result.Hint
+	}
+	if len(o.Check.Hints) > 0 {
+		return o.Check.Hints[0]
+	}
+	return ""
 }
 
 // Failf returns a failing Result with the given message.

@@ -200,8 +200,8 @@ func writeText(w io.Writer, outcomes []labcheck.Outcome) {
 		for _, e := range o.Result.Evidence {
 			fmt.Fprintf(w, "      · %s\n", e)
 		}
-		if !o.Passed() && len(o.Check.Hints) > 0 {
-			fmt.Fprintf(w, "      hint: %s\n", o.Check.Hints[0])
+		if h := o.FirstHint(); !o.Passed() && h != "" {
+			fmt.Fprintf(w, "      hint: %s\n", h)
 		}
 		got += o.Points()
 		max += o.Check.Points
@@ -235,8 +235,8 @@ func writeJSON(w io.Writer, outcomes []labcheck.Outcome) {
 		if o.Err != nil {
 			j.Error = o.Err.Error()
 		}
-		if !o.Passed() && len(o.Check.Hints) > 0 {
-			j.Hint = o.Check.Hints[0]
+		if h := o.FirstHint(); !o.Passed() && h != "" {
+			j.Hint = h
 		}
 		out = append(out, j)
 	}

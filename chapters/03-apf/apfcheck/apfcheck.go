@@ -295,7 +295,9 @@ func checkNoExemptNoDangling(ctx context.Context, c *labcheck.Cluster) (labcheck
 	case len(added) == 0:
 		return fail(res, "you have added no FlowSchema yet"), nil
 	case len(exempt) > 0:
-		return fail(res, "requests matched by %s go to exempt, where nothing protects the server from them", strings.Join(exempt, ", ")), nil
+		f := fail(res, "requests matched by %s go to exempt, where nothing protects the server from them", strings.Join(exempt, ", "))
+		f.Hint = "A schema pointing at the exempt level turns off every limit for its requests: point it at a Limited level."
+		return f, nil
 	case len(dangling) > 0:
 		return fail(res, "the server ignores %s (status Dangling): their requests go where they went before", strings.Join(dangling, ", ")), nil
 	}
