@@ -89,7 +89,7 @@ func TestClassificationAndSeats(t *testing.T) {
 			compareSeats(ctx, t, fx.kube, fx.name)
 			return ctx
 		}).
-		Assess("the model picks the FlowSchema whose UID the server returns, for 25 requests", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		Assess("the model picks the FlowSchema whose UID the server returns, for 27 requests", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
 			compareClassification(ctx, t, cfg, fx)
 			return ctx
@@ -179,7 +179,7 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 			Rules: []flowcontrol.PolicyRulesWithSubjects{{
 				Subjects: []flowcontrol.Subject{{Kind: flowcontrol.SubjectKindUser, User: &flowcontrol.UserSubject{Name: fx.name}}},
 				ResourceRules: []flowcontrol.ResourcePolicyRule{{
-					Verbs: []string{"list", "get"}, APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Namespaces: []string{fx.name},
+					Verbs: []string{"list", "get"}, APIGroups: []string{""}, Resources: []string{"secrets", "configmaps", "namespaces"}, Namespaces: []string{fx.name},
 				}},
 			}},
 		},
@@ -287,6 +287,10 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 		{User: fx.name, Verb: "list", Resource: "secrets", Namespace: ns},
 		{User: fx.name, Verb: "list", Resource: "secrets", Namespace: "apf-lab"},
 		{User: fx.name + "-tie", Verb: "get", Path: "/version"},
+		// A Namespace fetched by name is in its own namespace, and GET
+		// /api/v1//pods asks for resource "".
+		{User: fx.name, Verb: "get", Resource: "namespaces", Name: ns},
+		{User: "alice", Verb: "get", Name: "pods"},
 	}
 	objs, err := apfclient.Load(ctx, fx.kube)
 	if err != nil {
@@ -308,6 +312,10 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 			server, ok := byUID[p.FlowSchemaUID]
 			if !ok {
 				t.Fatalf("the server answered HTTP %d with FlowSchema UID %q, which is no FlowSchema", p.Status, p.FlowSchemaUID)
+			}
+			r, err = apfclient.Seen(r)
+			if err != nil {
+				t.Fatal(err)
 			}
 			r.Groups = apf.Impersonated(r.User, r.Groups)
 			got := model.Classify(r)
