@@ -14,6 +14,18 @@
 // rule whose subjects and resource or non-resource rules match the request
 // (rule.go upstream), then computes the flow distinguisher.
 //
+// # Requests
+//
+// [ParseRequest] reads a request from its method and path as the API
+// server's RequestInfoFactory does (a Namespace fetched by name is in its
+// own namespace), and [Impersonated] gives the groups impersonation adds.
+//
+// # The ensurer
+//
+// [Ensure] says what kube-apiserver's configuration ensurer does, once a
+// minute, to a default object or to one carrying the annotation
+// apf.kubernetes.io/autoupdate-spec.
+//
 // # Seats
 //
 // [Config.Seats] reads each level's shares, lendable percent and borrowing

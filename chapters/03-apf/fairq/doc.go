@@ -18,6 +18,13 @@
 // a new API server creates; package apf tests them against upstream's
 // bootstrap objects field by field.
 //
+// # Work estimates
+//
+// [ListSeats], [MutatingSeats] and [MaxSeats] price a request as the work
+// estimator of k8s.io/apiserver/pkg/util/flowcontrol/request does in
+// v1.36: a LIST by the stored bytes of its resource, a write by the
+// watchers it notifies, both capped by the level.
+//
 // # Shuffle sharding
 //
 // [Dealer] deals a hand of queues from a flow's hash exactly as
@@ -31,8 +38,8 @@
 // deterministic arrivals: requests take seats, wait in queues chosen by
 // shuffle sharding, or are rejected. Dispatch takes the non-empty queues in
 // turn, which is what upstream's fair queuing does when every request costs
-// the same; the simulation does not model request timeouts, borrowing
-// between levels, or work estimates of more than one seat.
+// the same; a request may take several seats. The simulation does not model
+// request timeouts or borrowing between levels.
 // [CollisionProbability] gives the chance that a mouse flow finds every
 // queue of its hand shared with elephants.
 package fairq
