@@ -162,3 +162,17 @@ func ListFromCache(resourceVersion, match string, limit int64, continued bool) b
 	}
 	return true
 }
+
+// QueueWaitLimit is how long a request may wait in a queue before it is
+// ejected and counted as time-out (getRequestWaitContext in
+// k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go): a quarter
+// of the time from its arrival to its deadline, or def when it has no
+// deadline, and never more than a minute. A client that hangs up while
+// queued ends the same wait, which is derived from the request's context.
+func QueueWaitLimit(deadline float64, hasDeadline bool, def float64) float64 {
+	limit := def
+	if hasDeadline {
+		limit = deadline / 4
+	}
+	return min(limit, 60)
+}
