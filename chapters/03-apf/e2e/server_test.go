@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -208,8 +209,12 @@ func TestEnsurerPutsDefaultsBack(t *testing.T) {
 	t.Logf("after the deletion: %s back in %v, %s restored in %v, %s deleted in %v", deleted, back.Round(100*time.Millisecond), edited, restored.Round(100*time.Millisecond), stale, gone.Round(100*time.Millisecond))
 	// The pass that re-created kube-scheduler went on to global-default
 	// after our edit, and left it alone.
-	if fs, err := fcs.Get(ctx, kept, metav1.GetOptions{}); err != nil || fs.Spec.MatchingPrecedence != saved[kept].Spec.MatchingPrecedence-1 {
-		t.Errorf("%s annotated false: precedence %d (%v), want our edit %d kept", kept, fs.Spec.MatchingPrecedence, err, saved[kept].Spec.MatchingPrecedence-1)
+	fs, err := fcs.Get(ctx, kept, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Spec.MatchingPrecedence != saved[kept].Spec.MatchingPrecedence-1 {
+		t.Errorf("%s annotated false: precedence %d, want our edit %d kept", kept, fs.Spec.MatchingPrecedence, saved[kept].Spec.MatchingPrecedence-1)
 	}
 }
 
@@ -440,6 +445,11 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitClassified(ctx, t, cfg, apf.Request{User: name, Verb: "get", Path: "/version"}, fs)
+	// The authorizer learns of the binding within moments.
+	labenv.Poll(ctx, t, 20*time.Second, name+" may create configmaps", func(ctx context.Context) (bool, error) {
+		body := strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe"}}`)
+		return sendRaw(ctx, t, cfg, name, nil, "POST", "/api/v1/namespaces/"+ns+"/configmaps?dryRun=All", body).StatusCode == http.StatusCreated, nil
+	})
 	before := readMetrics(ctx, t, kube)
 	pr, pw := io.Pipe()
 	var wg sync.WaitGroup
@@ -653,9 +663,14 @@ func TestExemptWatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want strings.Builder
+	var names []string
 	for _, fs := range model.Exempt() {
-		fmt.Fprintf(&want, "exempt %s\n", fs.Name)
+		names = append(names, fs.Name)
+	}
+	sort.Strings(names)
+	var want strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&want, "exempt %s\n", n)
 	}
 	name := fixtureName() + "-exempt"
 	fs := userSchema(ctx, t, kube, name, name, "exempt")
