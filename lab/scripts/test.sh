@@ -35,6 +35,15 @@ go vet ./...
 step "go test ./..."
 go test -json ./... | testlog .artifacts/unit-results.json
 
+# Modules nested in a chapter (chapter 4's comparison with the kubelet's code)
+# are outside ./... : vet and test each one in its own directory.
+for mod in chapters/*/*/go.mod; do
+	[ -e "$mod" ] || continue
+	dir=$(dirname "$mod")
+	step "go vet and go test in $dir"
+	(cd "$dir" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$dir" | tr / -)-results.json"
+done
+
 step "browser tests in headless Chromium"
 lab/scripts/require-chromium.sh
 go test -tags browser -count=1 -json ./site/browsertest | testlog .artifacts/browser-results.json
