@@ -25,16 +25,18 @@ import (
 const powerNode = "pdb-3"
 
 // TestPowerLossKeepsPodOnCluster powers a node off with the lab cluster's
-// power-off stage (the node reports Ready=False, as a node whose kubelet is
-// alive but whose machine is failing would; a node that goes silent is
-// Unknown instead, 50 s later) and watches its pod: the node lifecycle
-// controller marks it not Ready, and then nothing else happens to it for
-// the rest of the test: it is not deleted and not replaced, its budget
-// counts it out, and an eviction through the budget is refused as the model
-// refuses it.
+// power-off stage and watches its pod. The stage holds the node at
+// Ready=False with its Lease still renewed, a node that reports trouble
+// rather than one that went silent, so this is the first half of a power
+// loss only: the node lifecycle controller taints the node not-ready, and
+// it does not mark the pod not Ready, which it does when it turns a silent
+// node's Ready condition to Unknown (node_lifecycle_controller.go, the
+// switch on observedReadyCondition). For the rest of the test the pod is
+// not deleted and not replaced, and its budget still counts it: nothing
+// involuntary asks the budget, and nothing tells it either.
 func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 	f := features.New("a power loss").
-		Assess("the pod stays, not Ready, with no replacement, until the taint eviction controller's toleration runs out", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+		Assess("the pod stays, not deleted and not replaced, and its budget still counts it", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
 			if err != nil {
 				t.Fatal(err)
@@ -100,19 +102,28 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 				})
 			})
 			start := time.Now()
-			labenv.Poll(ctx, t, 60*time.Second, pod+" marked not Ready", func(ctx context.Context) (bool, error) {
-				p, err := k.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
-				return err == nil && !podReady(*p), nil
+			labenv.Poll(ctx, t, 60*time.Second, powerNode+" tainted not-ready", func(ctx context.Context) (bool, error) {
+				n, err := k.CoreV1().Nodes().Get(ctx, powerNode, metav1.GetOptions{})
+				if err != nil {
+					return false, nil
+				}
+				for _, tn := range n.Spec.Taints {
+					if tn.Key == corev1.TaintNodeNotReady {
+						return true, nil
+					}
+				}
+				return false, nil
 			})
-			t.Logf("%s marked not Ready %v after the power-off", pod, time.Since(start).Round(time.Second))
+			t.Logf("%s tainted not-ready %v after the power-off", powerNode, time.Since(start).Round(time.Second))
 
-			// The model: the same pod, its node powered off and noticed.
+			// The model before the node lifecycle controller gives up on
+			// the node: the pod is still there and still counted.
 			c := pdb.NewCluster()
 			must(t, c.AddNode(powerNode))
 			must(t, c.AddController(pdb.Controller{Name: "web", Replicas: 1, Labels: map[string]string{"app": "web"}}))
 			must(t, c.AddBudget(diffModelBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"})))
 			must(t, c.PowerOff(powerNode))
-			must(t, c.Advance(pdb.NodeMonitorGracePeriod))
+			must(t, c.Advance(pdb.NodeMonitorGracePeriod-time.Second))
 			want, _ := c.Budget("web")
 			wantEvict := c.EvictDryRun("web-1")
 
@@ -124,6 +135,9 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 				}
 				if len(pods.Items) != 1 || pods.Items[0].Name != pod || pods.Items[0].DeletionTimestamp != nil {
 					t.Fatalf("%v after the power-off: %d pods (%v), want only %s, not being deleted: nothing deletes it before its 300 s toleration", time.Since(start).Round(time.Second), len(pods.Items), podNames(pods.Items), pod)
+				}
+				if !podReady(pods.Items[0]) {
+					t.Fatalf("%v after the power-off: %s is not Ready; a node that reports NotReady does not make the node lifecycle controller mark its pods", time.Since(start).Round(time.Second), pod)
 				}
 			}
 			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
