@@ -146,11 +146,25 @@ func generate(seed uint64, n int) diffScenario {
 		s.Groups = append(s.Groups, diffGroup{Name: fmt.Sprintf("g%d", i+1), Tier: []string{"a", "b"}[r.IntN(2)], Replicas: 1 + r.IntN(3), Class: class})
 	}
 	budgets := 1 + r.IntN(3)
+	if r.IntN(10) == 0 {
+		budgets = 0 // nothing guards the pods
+	}
+	covered := map[string]bool{} // groups that a grp= budget selects
 	for i := range budgets {
 		b := diffBudget{Name: fmt.Sprintf("b%d", i+1)}
 		switch x := r.IntN(20); {
 		case x < 14:
-			b.Selector = "grp=" + s.Groups[r.IntN(len(s.Groups))].Name
+			// Mostly a group of its own; two budgets on one group only when
+			// every group has one already, or one time in four.
+			g := s.Groups[r.IntN(len(s.Groups))].Name
+			for _, c := range s.Groups {
+				if !covered[c.Name] && r.IntN(4) != 0 {
+					g = c.Name
+					break
+				}
+			}
+			covered[g] = true
+			b.Selector = "grp=" + g
 		case x < 19:
 			b.Selector = "tier=" + []string{"a", "b"}[r.IntN(2)]
 		default:
@@ -163,6 +177,9 @@ func generate(seed uint64, n int) diffScenario {
 	for range r.IntN(4) {
 		switch x := r.IntN(3); x {
 		case 0:
+			if len(s.Budgets) == 0 {
+				continue
+			}
 			b := s.Budgets[r.IntN(len(s.Budgets))]
 			old := b
 			for b == old {
@@ -341,9 +358,6 @@ func shrink(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffSce
 			}
 		}
 		for _, c := range candidates {
-			if len(c.Budgets) == 0 {
-				continue
-			}
 			tries++
 			if fails(c) {
 				s, progress = c, true
