@@ -21,7 +21,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/chapters/02-taints/apiconv"
@@ -145,16 +147,43 @@ func secs(n int64) *int64 { return &n }
 
 // genValidation draws a pod's tolerations from values that hit every rule
 // of ValidateTolerations: keys good and bad, every operator, values, effects
-// and seconds with and without NoExecute.
+// and seconds with and without NoExecute. Six cases in ten are repaired
+// into tolerations the API should accept, so both answers are compared.
 func genValidation(r *rand.Rand, seed uint64, n int) scenario {
-	keys := []string{"", "a", "opslab.dev/link-down", "node.kubernetes.io/unreachable", "Bad_Key!", "-a", "a/b/c", "Example.COM/x", "/x", strings.Repeat("k", 64), strings.Repeat("p", 254) + "/x"}
-	ops := []string{"", "Equal", "Exists", "Lt", "Gt", "In", "exists"}
-	values := []string{"", "", "x", "5", "-3", "bad value", "-x", strings.Repeat("v", 64)}
-	effects := []string{"", "NoSchedule", "PreferNoSchedule", "NoExecute", "NoExecute", "NoRun", "noexecute"}
+	goodKeys := []string{"", "a", "opslab.dev/link-down", "node.kubernetes.io/unreachable"}
+	badKeys := []string{"Bad_Key!", "-a", "a/b/c", "Example.COM/x", "/x", strings.Repeat("k", 64), strings.Repeat("p", 254) + "/x"}
+	goodOps := []string{"", "Equal", "Exists"}
+	badOps := []string{"Lt", "Gt", "In", "exists"}
+	goodValues := []string{"", "x", "5"}
+	badValues := []string{"-3", "bad value", "-x", strings.Repeat("v", 64)}
+	goodEffects := []string{"", "NoSchedule", "PreferNoSchedule", "NoExecute"}
+	badEffects := []string{"NoRun", "noexecute"}
 	seconds := []*int64{nil, nil, secs(0), secs(-1), secs(5), secs(3600)}
+	either := func(good, bad []string) string {
+		if r.IntN(4) == 0 {
+			return pick(r, bad...)
+		}
+		return pick(r, good...)
+	}
+	repair := r.IntN(10) < 6
 	sc := scenario{Kind: "validation", Seed: seed, Case: n}
 	for range 1 + r.IntN(3) {
-		sc.Tolerations = append(sc.Tolerations, tol{Key: pick(r, keys...), Operator: pick(r, ops...), Value: pick(r, values...), Effect: pick(r, effects...), Seconds: pick(r, seconds...)})
+		t := tol{Key: either(goodKeys, badKeys), Operator: either(goodOps, badOps), Value: either(goodValues, badValues), Effect: either(goodEffects, badEffects), Seconds: pick(r, seconds...)}
+		if repair {
+			if slices.Contains(badKeys, t.Key) {
+				t.Key = "a"
+			}
+			if slices.Contains(badOps, t.Operator) || t.Key == "" {
+				t.Operator = "Exists"
+			}
+			if t.Operator == "Exists" || slices.Contains(badValues, t.Value) {
+				t.Value = ""
+			}
+			if slices.Contains(badEffects, t.Effect) || t.Seconds != nil {
+				t.Effect = "NoExecute"
+			}
+		}
+		sc.Tolerations = append(sc.Tolerations, t)
 	}
 	return sc
 }
@@ -315,6 +344,42 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 		}
 	}
 
+	for _, p := range sc.Late {
+		obs[p.Name] = &observation{}
+	}
+	// Watch the namespace from now on: a pod bound and deleted between two
+	// polls would be missed by polling.
+	w, err := c.k.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	var mu sync.Mutex
+	go func() {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			now := time.Now()
+			mu.Lock()
+			if o := obs[p.Name]; o != nil {
+				if o.bound.IsZero() && p.Spec.NodeName != "" {
+					o.bound = now
+				}
+				if o.gone.IsZero() && (p.DeletionTimestamp != nil || ev.Type == watch.Deleted) {
+					o.gone = now
+				}
+				for _, cond := range p.Status.Conditions {
+					if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
+						o.unschedulable = true
+					}
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+
 	// The experiment: every taint in one update, then the late pods.
 	before := time.Now()
 	if err := updateTaints(ctx, c.k, node, func(ts []corev1.Taint) []corev1.Taint { return append(ts, apiTaints...) }); err != nil {
@@ -331,6 +396,11 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 			fmt.Fprintf(os.Stderr, "differential: could not take the taints %s* off %s: %v\n", prefix, node, err)
 		}
 	}()
+	// The scheduler places pods from its own cache of the nodes, which
+	// follows the API a little behind: a pod created within milliseconds of
+	// an untolerated taint was once seen bound to the node anyway (seed
+	// 2036, case 4). Give the scheduler a second to see the taints.
+	time.Sleep(time.Second)
 	late := map[string]taints.Verdict{}
 	placeable := map[string]bool{}
 	stored := map[string][]taints.Toleration{} // as admission left them
@@ -339,7 +409,11 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 		if err != nil {
 			return nil, err
 		}
-		obs[p.Name] = &observation{created: time.Now()}
+		// After the create returns: no later than the binding, where the
+		// controller's clock for the pod starts.
+		mu.Lock()
+		obs[p.Name].created = time.Now()
+		mu.Unlock()
 		stored[p.Name] = apiconv.Tolerations(created.Spec.Tolerations)
 	}
 
@@ -358,39 +432,10 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 			horizon = max(horizon, v.After)
 		}
 	}
-	deadline := after.Add(horizon + diffSlack)
-	for time.Now().Before(deadline) {
-		list, err := c.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			continue
-		}
-		now := time.Now()
-		seen := map[string]bool{}
-		for _, p := range list.Items {
-			o := obs[p.Name]
-			if o == nil {
-				continue
-			}
-			seen[p.Name] = true
-			if o.bound.IsZero() && p.Spec.NodeName != "" {
-				o.bound = now
-			}
-			if o.gone.IsZero() && p.DeletionTimestamp != nil {
-				o.gone = now
-			}
-			for _, cond := range p.Status.Conditions {
-				if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
-					o.unschedulable = true
-				}
-			}
-		}
-		for name, o := range obs {
-			if !seen[name] && o.gone.IsZero() {
-				o.gone = now
-			}
-		}
-		time.Sleep(150 * time.Millisecond)
-	}
+	time.Sleep(time.Until(after.Add(horizon + diffSlack)))
+	w.Stop()
+	mu.Lock()
+	defer mu.Unlock()
 	window := after.Sub(before)
 
 	var mismatches []string
@@ -561,8 +606,10 @@ func freePoolNodes(ctx context.Context, t *testing.T, k kubernetes.Interface) []
 
 func newCluster(t *testing.T) (context.Context, cluster) {
 	t.Helper()
-	cfg := labenv.Config()
-	k, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+	rc := rest.CopyConfig(labenv.Config().Client().RESTConfig())
+	// A few hundred quick requests: no client-side rate limit.
+	rc.QPS, rc.Burst = -1, 0
+	k, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,6 +698,10 @@ func TestDifferential(t *testing.T) {
 		}
 		t.Logf("eviction: %d scenarios, %d pods compared on %d nodes (%s), %v", len(evCases), compared, len(nodes), strings.Join(nodes, ", "), time.Since(start).Round(time.Millisecond))
 		for _, f := range failures {
+			if m, err := c.evict(ctx, nodes[0], f.sc); err == nil && len(m) == 0 {
+				t.Errorf("seed %d case %d: %s\nbut a second run agreed: not shrunk, no replay written", seed, f.sc.Case, strings.Join(f.mismatches, "\n  "))
+				continue
+			}
 			small := shrink(f.sc, func(s scenario) bool {
 				m, err := c.evict(ctx, nodes[0], s)
 				return err == nil && len(m) > 0
