@@ -58,7 +58,11 @@ const (
 	diffDefaultCases = 6
 	// lateAfter is when the pods of a "late" group become Ready, after they
 	// start: long enough for the budgets to be created and compared first.
-	lateAfter = 12 * time.Second
+	lateAfter = 25 * time.Second
+	// lateMargin is the time a comparison may take: a late pod due to turn
+	// Ready sooner than that is waited for first, so that no pod turns
+	// Ready in the middle of a comparison.
+	lateMargin = 10 * time.Second
 )
 
 // A readiness class says when a group's pods become Ready.
@@ -463,10 +467,10 @@ func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScena
 	// there first (the steps took longer than lateAfter): from then on
 	// both sides have them Ready.
 	catchUp := func(when string) {
-		if late || !lateReadyOnServer(ctx, t, k, ns) {
+		if late || !lateDueWithin(ctx, t, k, ns, lateMargin) {
 			return
 		}
-		t.Logf("%s: %s: the late pods turned Ready on the server before a late-ready step", ns, when)
+		t.Logf("%s: %s: the late pods turn Ready before a late-ready step", ns, when)
 		waitLateReady(ctx, t, k, ns, s)
 		must(t, c.Advance(lateAfter))
 		late = true
@@ -801,13 +805,14 @@ func touchBudget(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, 
 	}
 }
 
-func lateReadyOnServer(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string) bool {
+// lateDueWithin reports whether a late pod is Ready, or will be within d.
+func lateDueWithin(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, d time.Duration) bool {
 	pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "class=" + classLate})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range pods.Items {
-		if podReady(p) {
+		if podReady(p) || time.Until(p.CreationTimestamp.Add(lateAfter)) < d {
 			return true
 		}
 	}
