@@ -735,3 +735,36 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestSeatlessQueueTimesOut gives a level that queues no seats of its own
+// and no right to borrow (0 shares, borrowingLimitPercent 0): it never
+// dispatches, since a queue set sends a queued request only while the
+// seats in use are below its limit. A request sent with a 2 s deadline
+// waits a quarter of it, half a second, and gets 429, counted as
+// time-out.
+func TestSeatlessQueueTimesOut(t *testing.T) {
+	ctx := context.Background()
+	cfg, kube := cluster(t)
+	name := fixtureName() + "-seatless"
+	level(ctx, t, kube, name, 0, 0, ptr(int32(0)), &flowcontrol.QueuingConfiguration{Queues: 4, HandSize: 2, QueueLengthLimit: 10})
+	fs := userSchema(ctx, t, kube, name, name, name)
+	r := apf.Request{User: name, Verb: "get", Path: "/version"}
+	labenv.Poll(ctx, t, 20*time.Second, "requests of "+name+" classified into "+name, func(ctx context.Context) (bool, error) {
+		p, err := apfclient.SendWithin(ctx, cfg, r, 2*time.Second)
+		return err == nil && p.FlowSchemaUID == string(fs.UID), nil
+	})
+	before := readMetrics(ctx, t, kube)
+	start := time.Now()
+	p, err := apfclient.SendWithin(ctx, cfg, r, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := time.Since(start)
+	after := readMetrics(ctx, t, kube)
+	labels := map[string]string{"priority_level": name, "flow_schema": name, "reason": "time-out"}
+	d := after.value("apiserver_flowcontrol_rejected_requests_total", labels) - before.value("apiserver_flowcontrol_rejected_requests_total", labels)
+	t.Logf("HTTP %d after %v; time-out rejections +%v", p.Status, waited.Round(10*time.Millisecond), d)
+	if p.Status != http.StatusTooManyRequests || d != 1 || waited < 400*time.Millisecond || waited > 1500*time.Millisecond {
+		t.Errorf("GET /version in a seatless queuing level: HTTP %d after %v, time-out rejections +%v; want 429 after about 0.5 s and +1", p.Status, waited, d)
+	}
+}
