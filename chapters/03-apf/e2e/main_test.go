@@ -5,12 +5,18 @@
 // groups, service account, verb, resource, namespace and non-resource
 // path, the model fed the cluster's live FlowSchemas and levels picks the
 // FlowSchema whose UID the server returns in X-Kubernetes-PF-FlowSchema-UID;
-// and for every priority level the model's nominal seats equal the
-// server's apiserver_flowcontrol_nominal_limit_seats, before and after the
-// test adds a level of its own. It reads $KUBECONFIG and $OPSLAB_CONTEXT
-// (default kwok-opslab), needs the impersonate permission, and deletes
-// what it creates: a namespace apf-e2e-*, and a level and a schema of the
-// same name.
+// for every priority level the model's nominal seats and bounds equal the
+// server's metrics; the server's ensurer, work estimates, 429s and debug
+// dumps behave as the chapter says; and TestDifferential does all of it on
+// random scenarios from a seed (OPSLAB_DIFF_SEED, OPSLAB_DIFF_CASES),
+// shrinking any mismatch into a replay file under testdata/differential.
+// It reads $KUBECONFIG and $OPSLAB_CONTEXT (default kwok-opslab), needs the
+// impersonate permission, and deletes what it creates: namespaces
+// apf-e2e-*, and levels, schemas and a cluster role binding whose names
+// start with apf-e2e-. Its schemas match only its own impersonated users.
+// TestEnsurerPutsDefaultsBack edits three default schemas for up to a
+// minute, in ways that leave every other client's classification as it
+// was, and puts them back.
 package e2e
 
 import (

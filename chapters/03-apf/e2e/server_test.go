@@ -258,7 +258,7 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 	}
 	// The server measures a resource about once a minute.
 	var stats fairq.ResourceStats
-	labenv.Poll(ctx, t, 150*time.Second, "the server's size estimate of configmaps above 1.2 MB", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 200*time.Second, "the server's size estimate of configmaps above 1.2 MB", func(ctx context.Context) (bool, error) {
 		m := readMetrics(ctx, t, kube)
 		stats = statsOf(m)
 		return stats.Objects*stats.AverageSize > 1_200_000, nil
