@@ -1,7 +1,7 @@
 package apf
 
 import (
-		"math/rand/v2"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"

@@ -274,7 +274,9 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes
 		}
 	}
 	t0 := time.Now()
-	defer func() { t.Logf("scenario: %d levels, %d schemas, %d requests in %v", len(sc.Levels), len(sc.Schemas), len(sc.Requests), time.Since(t0).Round(time.Millisecond)) }()
+	defer func() {
+		t.Logf("scenario: %d levels, %d schemas, %d requests in %v", len(sc.Levels), len(sc.Schemas), len(sc.Requests), time.Since(t0).Round(time.Millisecond))
+	}()
 	// The server has taken the objects when every schema has its Dangling
 	// condition and every level its seats.
 	labenv.Poll(ctx, t, 30*time.Second, "the server takes the scenario's objects", func(ctx context.Context) (bool, error) {
@@ -532,4 +534,3 @@ func TestDifferentialReplay(t *testing.T) {
 		})
 	}
 }
-

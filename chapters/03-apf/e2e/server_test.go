@@ -173,9 +173,9 @@ func TestEnsurerPutsDefaultsBack(t *testing.T) {
 	t.Cleanup(func() { fcs.Delete(context.Background(), stale, metav1.DeleteOptions{}) })
 	// What the model predicts, from the objects as they now are.
 	predict := map[string]apf.EnsureAction{
-		kept:   apf.Ensure(apf.Suggested, true, k.Annotations, k.Generation, false),
-		edited: apf.Ensure(apf.Suggested, true, e.Annotations, e.Generation, false),
-		stale:  apf.Ensure(apf.Yours, true, mine.Annotations, mine.Generation, false),
+		kept:    apf.Ensure(apf.Suggested, true, k.Annotations, k.Generation, false),
+		edited:  apf.Ensure(apf.Suggested, true, e.Annotations, e.Generation, false),
+		stale:   apf.Ensure(apf.Yours, true, mine.Annotations, mine.Generation, false),
 		deleted: apf.Ensure(apf.Suggested, false, nil, 0, false),
 	}
 	want := map[string]apf.EnsureAction{kept: apf.Keep, edited: apf.RestoreSpec, stale: apf.Delete, deleted: apf.Create}
@@ -536,7 +536,9 @@ func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding, metav1.DeleteOptions{})
+	})
 	tok, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(600))}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

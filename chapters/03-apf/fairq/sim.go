@@ -152,12 +152,12 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 		}
 	}
 	var (
-		inUse    int
-		waiting  int
-		placed   uint64
-		robin    = -1
-		queued   = make([]int, len(flows))
-		sent     = make([]int, len(flows))
+		inUse   int
+		waiting int
+		placed  uint64
+		robin   = -1
+		queued  = make([]int, len(flows))
+		sent    = make([]int, len(flows))
 	)
 	start := func(now int64, r simRequest) {
 		fr := &res.Flows[r.flow]
