@@ -415,14 +415,16 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 	placeable := map[string]bool{}
 	stored := map[string][]taints.Toleration{} // as admission left them
 	for _, p := range sc.Late {
+		// Before the request: the binding, where the controller's clock
+		// for the pod starts, can come before the create's answer reaches
+		// us (seen once with seed 600611510, case 11).
+		start := time.Now()
 		created, err := create(p)
 		if err != nil {
 			return nil, err
 		}
-		// After the create returns: no later than the binding, where the
-		// controller's clock for the pod starts.
 		mu.Lock()
-		obs[p.Name].created = time.Now()
+		obs[p.Name].created = start
 		mu.Unlock()
 		stored[p.Name] = apiconv.Tolerations(created.Spec.Tolerations)
 	}
