@@ -461,7 +461,7 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 		case pr.Leaves == "never" && left:
 			mismatches = append(mismatches, fmt.Sprintf("%s: predicted never, deleted %v after the taints", p.Name, at.Round(100*time.Millisecond)))
 		case pr.Leaves != "never" && !left:
-			mismatches = append(mismatches, fmt.Sprintf("%s: predicted %s %d s, still there %v after the taints", p.Name, pr.Leaves, pr.Seconds, (horizon + diffSlack).Round(time.Second)))
+			mismatches = append(mismatches, fmt.Sprintf("%s: predicted %s %d s, still there %v after the taints", p.Name, pr.Leaves, pr.Seconds, (horizon+diffSlack).Round(time.Second)))
 		case pr.Leaves != "never" && at < pr.after():
 			mismatches = append(mismatches, fmt.Sprintf("%s: predicted %s %d s, deleted earlier, %v after the taints", p.Name, pr.Leaves, pr.Seconds, at.Round(100*time.Millisecond)))
 		case pr.Leaves != "never" && at > pr.after()+window+diffSlack:

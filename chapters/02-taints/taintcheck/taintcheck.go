@@ -52,7 +52,7 @@ func init() {
 		Chapter: 2, ID: "taints-noschedule-evicted-nothing", Points: 1,
 		Title: "a NoSchedule taint on taints-2 removed none of its running pods",
 		Claim: "NoSchedule only stops new placements; running pods stay",
-		Reads: "node taints-2's taints and when they last changed; the pods of taints-lab on taints-2",
+		Reads: "node taints-2's taints and when they last changed; the pods of taints-lab on taints-2 and the scheduler's Scheduled event for each (who bound it, when)",
 		Hints: []string{
 			"Put a NoSchedule taint on taints-2: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoSchedule",
 			"The twins tolerate opslab.dev/maintenance only for NoExecute, so the NoSchedule taint is not tolerated: watch them keep running.",

@@ -24,7 +24,9 @@ func TestCheckMyTimetable(t *testing.T) {
 		pod("twin-forever", "taints-2", now, tol(MaintKey, nil)),
 		pod("pending", "", now), // not on a node: not in a timetable
 	}
-	with := func(objs ...runtime.Object) []runtime.Object { return append(append([]runtime.Object{}, pods...), objs...) }
+	with := func(objs ...runtime.Object) []runtime.Object {
+		return append(append([]runtime.Object{}, pods...), objs...)
+	}
 	const link = "opslab.dev/link-down:NoExecute"
 	runCases(t, checkMyTimetable, []checkCase{
 		{"untouched", "no ConfigMap yet", pods, false, "there is no ConfigMap my-timetable"},
