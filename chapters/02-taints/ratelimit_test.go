@@ -177,8 +177,8 @@ func TestComputeZoneState(t *testing.T) {
 	}
 }
 
-// TestTainterSingleZoneAllDownTaintsNothing: nodes without a zone label
-// are one zone, "". In such a cluster "every zone fully disrupted" is "every
+// TestTainterSingleZoneAllDownTaintsNothing: nodes without zone or region
+// labels are one zone, "". In such a cluster "every zone fully disrupted" is "every
 // node down": the taint the first failed node got is removed, no node is
 // tainted while they all stay down, and so the taint eviction controller
 // deletes nothing. A dead zone empties only when another zone still has a
