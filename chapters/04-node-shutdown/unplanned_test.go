@@ -88,7 +88,7 @@ func TestUnplannedVolumeDetach(t *testing.T) {
 			wantHow: DetachedOutOfService, wantAfterGoneMax: ReconcilerPeriod},
 		{name: "hand delete, timeout", reason: "a force delete frees the name but the volume waits 6 minutes for an unmount that never comes",
 			events:  []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, ForceDeleted}},
-			wantHow: DetachedTimeout, wantAfterGoneMin: MaxWaitForUnmount, wantAfterGoneMax: MaxWaitForUnmount + time.Second},
+			wantHow: DetachedTimeout, wantAfterGoneMin: 6 * time.Minute, wantAfterGoneMax: 6*time.Minute + time.Second},
 		{name: "hand delete, timeout disabled", reason: "--disable-force-detach-on-timeout keeps the volume attached",
 			events:  []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, ForceDeleted}},
 			disable: true, wantDetachedNever: true},
@@ -168,5 +168,26 @@ func TestUnplannedOrphanedPodGC(t *testing.T) {
 				t.Errorf("offset %v: detached %v (%s); want %s 6 min after the pod went", offset, o.Detached, o.How, DetachedTimeout)
 			}
 		}
+	}
+}
+
+// TestUnplannedUntilIsInclusive: Simulate looks at the moment Until itself, so
+// a pod GC run that falls exactly on it still counts.
+func TestUnplannedUntilIsInclusive(t *testing.T) {
+	tests := []struct {
+		name, reason string
+		until        time.Duration
+		wantGone     Moment
+	}{
+		{name: "run at until", reason: "the pod GC's run at t+20s is inside a simulation that stops at t+20s", until: 20 * s, wantGone: at(20 * s)},
+		{name: "until just before the run", reason: "stopped 100ms earlier, the run at t+20s never happens", until: 19900 * time.Millisecond, wantGone: Moment{Never: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Simulate(Scenario{Events: []Event{{0, NodeNotReady}, {5 * s, DeleteRequested}, {12 * s, TaintOutOfService}}, Until: tt.until})
+			if o.Gone != tt.wantGone {
+				t.Errorf("Simulate(until %v) gone = %v, want %v (%s)", tt.until, o.Gone, tt.wantGone, tt.reason)
+			}
+		})
 	}
 }

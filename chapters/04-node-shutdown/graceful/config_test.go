@@ -97,6 +97,8 @@ func TestValidateRefusals(t *testing.T) {
 	}{
 		{name: "sub-second total", reason: "the kubelet wants zero or at least one second",
 			in: kubelet(500*time.Millisecond, 0), want: "shutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec"},
+		{name: "sub-second critical", reason: "the same rule holds for the critical period: 999ms is refused",
+			in: kubelet(30*time.Second, 999*time.Millisecond), want: "shutdownGracePeriodCriticalPods 999ms must be either zero or otherwise >= 1 sec"},
 		{name: "negative critical", reason: "negative durations are refused",
 			in: kubelet(30*time.Second, -time.Second), want: "shutdownGracePeriodCriticalPods -1s must be either zero or otherwise >= 1 sec"},
 		{name: "both forms", reason: "the table replaces the two values; the kubelet refuses both at once",
@@ -116,6 +118,22 @@ func TestValidateRefusals(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
 				t.Errorf("Validate error mismatch (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+	// "At least one second" includes one second: the kubelet refuses only
+	// periods below it.
+	accepted := []struct {
+		name, reason    string
+		total, critical time.Duration
+	}{
+		{name: "one-second total", reason: "1s is the shortest total the kubelet accepts", total: time.Second},
+		{name: "one-second critical", reason: "1s is the shortest critical period the kubelet accepts", total: 30 * time.Second, critical: time.Second},
+	}
+	for _, tt := range accepted {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Validate(kubelet(tt.total, tt.critical)); err != nil {
+				t.Errorf("Validate(%v, %v) = %v, want accepted (%s)", tt.total, tt.critical, err, tt.reason)
 			}
 		})
 	}

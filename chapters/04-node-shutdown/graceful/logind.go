@@ -230,10 +230,17 @@ func parseTimespan(s string) (uint64, error) {
 		if whole == "" && frac == "" {
 			return 0, notSpan
 		}
-		rest = strings.TrimLeft(rest, " ")
+		trimmed := strings.TrimLeft(rest, " ")
+		spaced := len(trimmed) < len(rest)
+		rest = trimmed
 		j := strings.IndexFunc(rest, func(r rune) bool { return r == ' ' || (r >= '0' && r <= '9') || r == '.' })
 		if j < 0 {
 			j = len(rest)
+		}
+		if j == 0 && !spaced && rest != "" {
+			// parse_time refuses a second point right after a fraction
+			// ("12.34.56") but takes "12.34 .56" as two numbers.
+			return 0, notSpan
 		}
 		unit := uint64(1_000_000)
 		if j > 0 {

@@ -1,10 +1,12 @@
 package graceful
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 const debianLogindConf = "[Login]\n#InhibitDelayMaxSec=5\n"
@@ -20,6 +22,7 @@ func TestEffectiveInhibitDelay(t *testing.T) {
 		files        []LogindFile
 		want         time.Duration
 		wantFrom     string
+		wantNotes    []string
 	}{
 		{name: "default", reason: "a commented-out line sets nothing: logind's 5s",
 			files: []LogindFile{main}, want: 5 * time.Second},
@@ -37,25 +40,49 @@ func TestEffectiveInhibitDelay(t *testing.T) {
 			want:  30 * time.Second, wantFrom: "/usr/lib/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf"},
 		{name: "mask", reason: "a link to /dev/null in /etc hides the vendor file of the same name",
 			files: []LogindFile{main, unattendedUpgrades, {Layer: Etc, Name: unattendedUpgrades.Name, Masked: true}},
-			want:  5 * time.Second},
+			want:  5 * time.Second, wantNotes: []string{"/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf: masked (a link to /dev/null)"}},
 		{name: "etc replaces lib", reason: "a file of the same name in /etc replaces the one in /usr/lib entirely",
 			files: []LogindFile{main, unattendedUpgrades, {Layer: Etc, Name: unattendedUpgrades.Name, Content: "[Login]\nInhibitDelayMaxSec=120\n"}},
 			want:  120 * time.Second, wantFrom: "/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf"},
 		{name: "not .conf", reason: "only *.conf files are drop-ins",
 			files: []LogindFile{main, {Layer: Etc, Name: "zz.conf.bak", Content: "[Login]\nInhibitDelayMaxSec=1\n"}},
-			want:  5 * time.Second},
+			want:  5 * time.Second, wantNotes: []string{"/etc/systemd/logind.conf.d/zz.conf.bak: ignored, a drop-in's name must end in .conf"}},
 		{name: "other section", reason: "the option belongs to [Login]",
 			files: []LogindFile{main, {Layer: Etc, Name: "10-a.conf", Content: "[Other]\nInhibitDelayMaxSec=1\n"}},
 			want:  5 * time.Second},
 		{name: "units", reason: "a systemd time span: 1min 30s",
 			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=1min 30s\n"}},
 			want:  90 * time.Second, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf"},
+		{name: "units without spaces", reason: "systemd.time(5) writes 55s500ms; a unit ends where the next number begins, 0 and 9 included",
+			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=1h9min0s 55s500ms\n"}},
+			want:  time.Hour + 9*time.Minute + 55*time.Second + 500*time.Millisecond, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf"},
+		{name: "fraction", reason: "a fraction is taken in the unit's tenths, hundredths, …: 1.25min is 75s",
+			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=1.25min\n"}},
+			want:  75 * time.Second, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf"},
+		{name: "fraction alone", reason: "systemd accepts a number that starts with its point: .5 is half a second",
+			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=.5\n"}},
+			want:  500 * time.Millisecond, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf"},
+		{name: "below a microsecond", reason: "logind keeps whole microseconds: digits past the microsecond are dropped",
+			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=0.0000019\n"}},
+			want:  time.Microsecond, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf"},
+		{name: "number after a space", reason: "parse_time accepts \"12.34 .56\": a number without a unit after a space is seconds again, 12.9s in all",
+			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=12.34 .56\n"}},
+			want:  12900 * time.Millisecond, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf"},
+		{name: "two points refused", reason: "parse_time refuses \"12.34.56\" (no space before the second number), so the earlier 90s stays",
+			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=90\nInhibitDelayMaxSec=12.34.56\n"}},
+			want:  90 * time.Second, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf",
+			wantNotes: []string{"/etc/systemd/logind.conf.d/10-a.conf:3: ignored, InhibitDelayMaxSec=12.34.56 is not a time span"}},
 		{name: "empty resets", reason: "an empty assignment resets to the default",
 			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=90\n"}, {Layer: Etc, Name: "20-b.conf", Content: "[Login]\nInhibitDelayMaxSec=\n"}},
 			want:  5 * time.Second},
 		{name: "bad value ignored", reason: "systemd ignores a line it cannot parse and keeps the earlier value",
 			files: []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=90\n"}, {Layer: Etc, Name: "20-b.conf", Content: "[Login]\nInhibitDelayMaxSec=soon\n"}},
-			want:  90 * time.Second, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf"},
+			want:  90 * time.Second, wantFrom: "/etc/systemd/logind.conf.d/10-a.conf",
+			wantNotes: []string{"/etc/systemd/logind.conf.d/20-b.conf:2: ignored, InhibitDelayMaxSec=soon is not a time span"}},
+		{name: "unknown unit ignored", reason: "a unit systemd does not know makes the line ignored",
+			files:     []LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\n# thirty\nInhibitDelayMaxSec=30 secs\n"}},
+			want:      5 * time.Second,
+			wantNotes: []string{`/etc/systemd/logind.conf.d/10-a.conf:3: ignored, InhibitDelayMaxSec=30 secs has unknown unit "secs"`}},
 		{name: "main from etc", reason: "only the first logind.conf found is read: /etc before /usr/lib",
 			files: []LogindFile{{Layer: Lib, Name: "logind.conf", Content: "[Login]\nInhibitDelayMaxSec=99\n"}, {Layer: Etc, Name: "logind.conf", Content: debianLogindConf}},
 			want:  5 * time.Second},
@@ -65,6 +92,9 @@ func TestEffectiveInhibitDelay(t *testing.T) {
 			d := EffectiveInhibitDelay(tt.files)
 			if d.Value != tt.want || d.From != tt.wantFrom {
 				t.Errorf("EffectiveInhibitDelay = %v from %q, want %v from %q (%s)", d.Value, d.From, tt.want, tt.wantFrom, tt.reason)
+			}
+			if diff := cmp.Diff(tt.wantNotes, d.Notes, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("EffectiveInhibitDelay notes mismatch (-want +got) (%s):\n%s", tt.reason, diff)
 			}
 		})
 	}
@@ -100,6 +130,9 @@ func TestCheckLogindUnattendedUpgrades(t *testing.T) {
 		{name: "masked", reason: "with the drop-in masked the kubelet's override wins",
 			files: []LogindFile{main, unattendedUpgrades, {Layer: Etc, Name: unattendedUpgrades.Name, Masked: true}}, requested: 45 * time.Second,
 			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Before: delay(5*time.Second, "", "/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf: masked (a link to /dev/null)"), After: delay(45*time.Second, "/etc/systemd/logind.conf.d/99-kubelet.conf", "/etc/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf: masked (a link to /dev/null)")}},
+		{name: "its own old drop-in", reason: "a kubelet that needed 20s before wrote 99-kubelet.conf then; needing 45s now, it writes the file again, and the old 20s is gone",
+			files: []LogindFile{main, {Layer: Etc, Name: KubeletDropIn, Content: "# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=20\n"}}, requested: 45 * time.Second,
+			want: LogindReport{Requested: 45 * time.Second, KubeletWrites: true, Before: delay(20*time.Second, "/etc/systemd/logind.conf.d/99-kubelet.conf"), After: delay(45*time.Second, "/etc/systemd/logind.conf.d/99-kubelet.conf")}},
 		{name: "nothing asked", reason: "a configuration of zero seconds asks for nothing more than logind allows",
 			files: []LogindFile{main, unattendedUpgrades}, requested: 0,
 			want: LogindReport{Before: delay(30*time.Second, unattendedUpgrades.Path()), After: delay(30*time.Second, unattendedUpgrades.Path())}},
@@ -176,5 +209,37 @@ func TestCheckLogindLongDelays(t *testing.T) {
 	d := EffectiveInhibitDelay([]LogindFile{{Layer: Etc, Name: "10-a.conf", Content: "[Login]\nInhibitDelayMaxSec=9467280000\n"}})
 	if d.USec != 9_467_280_000_000_000 || d.Value >= 0 {
 		t.Errorf("InhibitDelayMaxSec=9467280000: USec %d, the kubelet reads %v; want 9467280000000000 and a negative duration", d.USec, d.Value)
+	}
+}
+
+// TestInhibitDelayString: how shutdown-plan prints logind's delay. Up to the
+// largest Duration it prints the Duration; past it, where the kubelet's
+// reading wraps, it prints what logind keeps: whole seconds, or microseconds.
+func TestInhibitDelayString(t *testing.T) {
+	at := func(usec uint64, from string) InhibitDelay {
+		var d InhibitDelay
+		d.set(usec)
+		d.From = from
+		return d
+	}
+	const largest = uint64(math.MaxInt64 / int64(time.Microsecond)) // the most microseconds a Duration holds
+	tests := []struct {
+		name, reason string
+		d            InhibitDelay
+		want         string
+	}{
+		{name: "default", reason: "no file sets it", d: at(5_000_000, ""), want: "5s (logind's default)"},
+		{name: "from a file", reason: "the file whose line won", d: at(45_000_000, "/etc/systemd/logind.conf"), want: "45s (from /etc/systemd/logind.conf)"},
+		{name: "infinity", reason: "USEC_INFINITY is printed as logind writes it", d: at(USecInfinity, "/etc/systemd/logind.conf"), want: "infinity (from /etc/systemd/logind.conf)"},
+		{name: "largest duration", reason: "still a Duration, printed as one", d: at(largest, ""), want: "2562047h47m16.854775s (logind's default)"},
+		{name: "past the largest, whole seconds", reason: "300 years: whole seconds", d: at(9_467_280_000_000_000, ""), want: "9467280000s (logind's default)"},
+		{name: "past the largest, microseconds", reason: "not whole seconds: microseconds", d: at(largest+1, ""), want: "9223372036854776µs (logind's default)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.d.String(); got != tt.want {
+				t.Errorf("InhibitDelay{USec: %d}.String() = %q, want %q (%s)", tt.d.USec, got, tt.want, tt.reason)
+			}
+		})
 	}
 }

@@ -239,6 +239,10 @@ func TestPlanComparesSeconds(t *testing.T) {
 			groups: []Group{{0, 20}}, tgps: seconds(20), wantSeconds: 20, wantGrace: 20 * time.Second},
 		{name: "zero", reason: "a pod grace of 0 is asked for as 0, and the pod worker gives 1 s",
 			groups: []Group{{0, 20}}, tgps: seconds(0), wantSeconds: 0, wantGrace: time.Second},
+		{name: "zero-second group", reason: "a group of 0 s: the pod gets 1 s from the pod worker, and the kubelet's timer of 0 fires at once",
+			groups: []Group{{0, 0}}, wantSeconds: 0, wantGrace: time.Second, wantNoWait: true},
+		{name: "largest whole seconds", reason: "9223372036 s is the largest whole number of seconds a Duration holds: kept exactly, not cut, and waited for",
+			groups: []Group{{0, 9_223_372_036}}, wantSeconds: 9_223_372_036, wantGrace: 9_223_372_036 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
