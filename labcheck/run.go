@@ -17,8 +17,8 @@ import (
 // Chapters names the course's chapters, for reports.
 var Chapters = map[int]string{
 	1: "PodDisruptionBudget: a floor declared by the application",
-	2: "Taints and tolerations: who decided the five minutes",
-	3: "API Priority and Fairness: who receives the 429",
+	2: "Taints and tolerations: the 300 seconds nobody wrote",
+	3: "API Priority and Fairness: seats, queues and the 429",
 	4: "Node shutdown: the planned and the unplanned end of a node",
 }
 

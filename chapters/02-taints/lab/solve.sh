@@ -19,6 +19,8 @@ for node in taints-1 taints-2 taints-3; do
 	done
 done
 k delete namespace taints-lab --ignore-not-found --wait=true >/dev/null
+show apply -f $lab/namespace.yaml
+show -n taints-lab wait --for=create serviceaccount/default --timeout=30s
 show apply -f $lab/pods.yaml -f $lab/db.yaml
 k -n taints-lab wait --for=condition=Ready pod --all --timeout=60s >/dev/null
 k -n taints-lab rollout status statefulset/db --timeout=60s >/dev/null

@@ -43,7 +43,7 @@ func init() {
 		Claim: "admission adds not-ready and unreachable NoExecute tolerations of 300 s to every pod that lacks them",
 		Reads: "pod taints-lab/control: its node, its tolerations, and the manifest kubectl applied",
 		Hints: []string{
-			"Apply the lab's pods: kubectl apply -f chapters/02-taints/lab/pods.yaml",
+			"Apply the lab's namespace, wait for its default service account, then the pods: the three commands are at the top of the lab's steps.",
 			"The control pod must run on taints-1 with the manifest as written: no toleration of its own.",
 		},
 		Run: checkControl,
