@@ -226,6 +226,11 @@ func parseTimespan(s string) (uint64, error) {
 				j = len(rest) - 1
 			}
 			frac, rest = rest[1:1+j], rest[1+j:]
+			if frac == "" {
+				// parse_time wants a digit after the point: "3." and
+				// "3.s" are not time spans.
+				return 0, notSpan
+			}
 		}
 		if whole == "" && frac == "" {
 			return 0, notSpan
