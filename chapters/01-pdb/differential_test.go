@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	pdb "github.com/opslab/opslab/chapters/01-pdb"
+	"github.com/opslab/opslab/lab/differential"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -110,34 +111,6 @@ type diffStep struct {
 	Kind   string      `json:"kind"`
 	Budget *diffBudget `json:"budget,omitempty"` // edit: the new spec, same name and selector
 	Group  string      `json:"group,omitempty"`  // evict
-}
-
-// diffSeed and diffCases read the environment.
-func diffSeed(t *testing.T) uint64 {
-	switch v := os.Getenv("OPSLAB_DIFF_SEED"); v {
-	case "":
-		return diffDefaultSeed
-	case "random":
-		return rand.Uint64() % 1_000_000_000
-	default:
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("OPSLAB_DIFF_SEED=%q is not a number or random", v)
-		}
-		return n
-	}
-}
-
-func diffCases(t *testing.T) int {
-	v := os.Getenv("OPSLAB_DIFF_CASES")
-	if v == "" {
-		return diffDefaultCases
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		t.Fatalf("OPSLAB_DIFF_CASES=%q is not a positive number", v)
-	}
-	return n
 }
 
 // generate draws a scenario.
@@ -238,7 +211,7 @@ func TestDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			seed, cases := diffSeed(t), diffCases(t)
+			seed, cases := differential.Params(t, diffDefaultSeed, diffDefaultCases)
 			t.Logf("differential: seed %d, %d cases (OPSLAB_DIFF_SEED=%d replays them)", seed, cases, seed)
 			start := time.Now()
 			var (

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +28,7 @@ import (
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/chapters/02-taints/apiconv"
 	"github.com/opslab/opslab/chapters/02-taints/timetable"
+	"github.com/opslab/opslab/lab/differential"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -59,37 +59,6 @@ const (
 	// the controller's reaction, the API's round trips and our polling.
 	diffSlack = 4 * time.Second
 )
-
-// diffSeed returns the seed the run uses.
-func diffSeed(t *testing.T) uint64 {
-	t.Helper()
-	switch s := os.Getenv("OPSLAB_DIFF_SEED"); s {
-	case "":
-		return diffDefaultSeed
-	case "random":
-		return rand.Uint64() % 1_000_000_000
-	default:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("OPSLAB_DIFF_SEED %q is not a number or \"random\"", s)
-		}
-		return n
-	}
-}
-
-// diffCases returns the number of validation cases the run compares.
-func diffCases(t *testing.T) int {
-	t.Helper()
-	s := os.Getenv("OPSLAB_DIFF_CASES")
-	if s == "" {
-		return diffDefaultCases
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		t.Fatalf("OPSLAB_DIFF_CASES %q is not a positive number", s)
-	}
-	return n
-}
 
 // A scenario is one case of the differential, and the content of a replay
 // file. Taint and toleration keys in eviction scenarios are short names
@@ -632,7 +601,7 @@ func newCluster(t *testing.T) (context.Context, cluster) {
 }
 
 func TestDifferential(t *testing.T) {
-	seed, cases := diffSeed(t), diffCases(t)
+	seed, cases := differential.Params(t, diffDefaultSeed, diffDefaultCases)
 	t.Logf("differential: seed %d, %d validation cases, %d eviction scenarios (OPSLAB_DIFF_SEED=%d OPSLAB_DIFF_CASES=%d replays this run)", seed, cases, evictionScenarios(cases), seed, cases)
 	ctx, c := newCluster(t)
 	r := rand.New(rand.NewPCG(seed, 2))

@@ -24,6 +24,7 @@ import (
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	"github.com/opslab/opslab/lab/differential"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -39,36 +40,6 @@ const (
 	// replay files; it is replaced when the scenario is applied.
 	prefixToken = "PFX"
 )
-
-// diffSeed returns the seed from OPSLAB_DIFF_SEED: unset, the fixed
-// default; "random", a new one.
-func diffSeed(t *testing.T) uint64 {
-	switch s := os.Getenv("OPSLAB_DIFF_SEED"); s {
-	case "":
-		return defaultDiffSeed
-	case "random":
-		return uint64(time.Now().UnixNano())
-	default:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("OPSLAB_DIFF_SEED=%q: want a number or random", s)
-		}
-		return n
-	}
-}
-
-// diffCases returns OPSLAB_DIFF_CASES, the number of scenarios, or def.
-func diffCases(t *testing.T, def int) int {
-	s := os.Getenv("OPSLAB_DIFF_CASES")
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		t.Fatalf("OPSLAB_DIFF_CASES=%q: want a positive number", s)
-	}
-	return n
-}
 
 // A scenario is what the differential puts on the cluster and asks it:
 // levels, schemas and impersonated requests. Names, users, groups and
@@ -487,8 +458,7 @@ func writeReplay(t *testing.T, sc scenario, seed uint64, ms []mismatch) string {
 func TestDifferential(t *testing.T) {
 	ctx := context.Background()
 	cfg, kube := cluster(t)
-	seed := diffSeed(t)
-	n := diffCases(t, defaultScenarios)
+	seed, n := differential.Params(t, defaultDiffSeed, defaultScenarios)
 	t.Logf("seed %d, %d scenarios of %d requests", seed, n, requestsPer)
 	rng := rand.New(rand.NewPCG(seed, 22))
 	requests := 0

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	"github.com/opslab/opslab/lab/differential"
 )
 
 // A Case is one input given to both the kubelet and the model: a kubelet
@@ -112,35 +112,10 @@ func compare(t testing.TB, c Case, n *tally) []string {
 	return diffs
 }
 
-// diffParams reads OPSLAB_DIFF_SEED and OPSLAB_DIFF_CASES.
-func diffParams(t *testing.T, defaultSeed uint64, defaultCases int) (uint64, int) {
-	t.Helper()
-	seed, cases := defaultSeed, defaultCases
-	switch s := os.Getenv("OPSLAB_DIFF_SEED"); s {
-	case "":
-	case "random":
-		seed = rand.Uint64()
-	default:
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("OPSLAB_DIFF_SEED=%q is not a number or \"random\"", s)
-		}
-		seed = v
-	}
-	if s := os.Getenv("OPSLAB_DIFF_CASES"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			t.Fatalf("OPSLAB_DIFF_CASES=%q is not a positive number", s)
-		}
-		cases = v
-	}
-	return seed, cases
-}
-
 // TestDifferential compares the model with the kubelet's code on random
 // configurations, feature gates, pods and logind files.
 func TestDifferential(t *testing.T) {
-	seed, cases := diffParams(t, 20260401, 3000)
+	seed, cases := differential.Params(t, 20260401, 3000)
 	t.Logf("seed %d, %d cases (OPSLAB_DIFF_SEED=%d reproduces this run)", seed, cases, seed)
 	rng := rand.New(rand.NewPCG(seed, 0x0b5e4b))
 	var n tally
