@@ -24,7 +24,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
@@ -725,19 +724,7 @@ func diffAPIBudget(b diffBudget) *policyv1.PodDisruptionBudget {
 
 func setAPISpec(spec *policyv1.PodDisruptionBudgetSpec, b diffBudget) {
 	spec.Selector = &metav1.LabelSelector{MatchLabels: selectorOf(b.Selector)}
-	spec.MinAvailable, spec.MaxUnavailable, spec.UnhealthyPodEvictionPolicy = nil, nil, nil
-	if b.Min != "" {
-		v := intstr.Parse(b.Min)
-		spec.MinAvailable = &v
-	}
-	if b.Max != "" {
-		v := intstr.Parse(b.Max)
-		spec.MaxUnavailable = &v
-	}
-	if b.Policy != "" {
-		p := policyv1.UnhealthyPodEvictionPolicyType(b.Policy)
-		spec.UnhealthyPodEvictionPolicy = &p
-	}
+	setAPIBounds(spec, b.Min, b.Max, b.Policy)
 }
 
 func updateAPIBudget(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, b diffBudget) {
@@ -753,19 +740,7 @@ func updateAPIBudget(ctx context.Context, t *testing.T, k kubernetes.Interface, 
 
 func diffModelBudget(b diffBudget) pdb.Budget {
 	out := pdb.Budget{Name: b.Name, Selector: &pdb.Selector{MatchLabels: maps.Clone(selectorOf(b.Selector))}, UnhealthyPodEvictionPolicy: pdb.UnhealthyPodEvictionPolicy(b.Policy)}
-	for _, f := range []struct {
-		s   string
-		dst **pdb.IntOrPercent
-	}{{b.Min, &out.MinAvailable}, {b.Max, &out.MaxUnavailable}} {
-		if f.s == "" {
-			continue
-		}
-		v, err := pdb.ParseIntOrPercent(f.s)
-		if err != nil {
-			panic(err)
-		}
-		*f.dst = &v
-	}
+	setModelBounds(&out, b.Min, b.Max)
 	return out
 }
 

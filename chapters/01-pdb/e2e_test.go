@@ -228,19 +228,27 @@ func apiBudget(name, app string, b budgetSpec) *policyv1.PodDisruptionBudget {
 		sel = &metav1.LabelSelector{}
 	}
 	out := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}}
-	if b.minAvailable != "" {
-		v := intstr.Parse(b.minAvailable)
-		out.Spec.MinAvailable = &v
-	}
-	if b.maxUnavailable != "" {
-		v := intstr.Parse(b.maxUnavailable)
-		out.Spec.MaxUnavailable = &v
-	}
-	if b.policy != "" {
-		p := policyv1.UnhealthyPodEvictionPolicyType(b.policy)
-		out.Spec.UnhealthyPodEvictionPolicy = &p
-	}
+	setAPIBounds(&out.Spec, b.minAvailable, b.maxUnavailable, string(b.policy))
 	return out
+}
+
+// setAPIBounds writes a budget's minAvailable, maxUnavailable and unhealthy
+// pod policy into spec, each written as in a manifest ("2", "50%") and left
+// unset when empty.
+func setAPIBounds(spec *policyv1.PodDisruptionBudgetSpec, minAvailable, maxUnavailable, policy string) {
+	spec.MinAvailable, spec.MaxUnavailable, spec.UnhealthyPodEvictionPolicy = nil, nil, nil
+	if minAvailable != "" {
+		v := intstr.Parse(minAvailable)
+		spec.MinAvailable = &v
+	}
+	if maxUnavailable != "" {
+		v := intstr.Parse(maxUnavailable)
+		spec.MaxUnavailable = &v
+	}
+	if policy != "" {
+		p := policyv1.UnhealthyPodEvictionPolicyType(policy)
+		spec.UnhealthyPodEvictionPolicy = &p
+	}
 }
 
 func modelBudget(name, app string, b budgetSpec) pdb.Budget {
@@ -248,10 +256,16 @@ func modelBudget(name, app string, b budgetSpec) pdb.Budget {
 	if b.everything {
 		out.Selector = &pdb.Selector{}
 	}
+	setModelBounds(&out, b.minAvailable, b.maxUnavailable)
+	return out
+}
+
+// setModelBounds is setAPIBounds for the model's Budget.
+func setModelBounds(out *pdb.Budget, minAvailable, maxUnavailable string) {
 	for _, f := range []struct {
 		s   string
 		dst **pdb.IntOrPercent
-	}{{b.minAvailable, &out.MinAvailable}, {b.maxUnavailable, &out.MaxUnavailable}} {
+	}{{minAvailable, &out.MinAvailable}, {maxUnavailable, &out.MaxUnavailable}} {
 		if f.s == "" {
 			continue
 		}
@@ -261,7 +275,6 @@ func modelBudget(name, app string, b budgetSpec) pdb.Budget {
 		}
 		*f.dst = &v
 	}
-	return out
 }
 
 func dryRunEvict(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod string) (int, string) {

@@ -37,6 +37,21 @@ type fixture struct {
 
 func ptr[T any](v T) *T { return &v }
 
+// loadModel reads the cluster's FlowSchemas and priority levels and builds
+// the model's configuration from them.
+func loadModel(ctx context.Context, t testing.TB, kube kubernetes.Interface) (apfclient.Objects, *apf.Config) {
+	t.Helper()
+	objs, err := apfclient.Load(ctx, kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := objs.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs, model
+}
+
 func TestClassificationAndSeats(t *testing.T) {
 	f := features.New("API Priority and Fairness: the model against the API server").
 		Setup(func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
@@ -226,14 +241,7 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 
 func compareSeats(ctx context.Context, t *testing.T, kube kubernetes.Interface, mustHave string) {
 	t.Helper()
-	objs, err := apfclient.Load(ctx, kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := objs.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg := loadModel(ctx, t, kube)
 	server, err := apfclient.NominalSeats(ctx, kube)
 	if err != nil {
 		t.Fatal(err)
@@ -292,14 +300,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 		{User: fx.name, Verb: "get", Resource: "namespaces", Name: ns},
 		{User: "alice", Verb: "get", Name: "pods"},
 	}
-	objs, err := apfclient.Load(ctx, fx.kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := objs.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs, model := loadModel(ctx, t, fx.kube)
 	byUID, levelByUID := objs.ByUID()
 	schemas := map[string]bool{}
 	forbidden := 0
@@ -384,14 +385,7 @@ func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx
 	if cond.Status != flowcontrol.ConditionTrue || cond.Reason != "NotFound" {
 		t.Errorf("Dangling = %s, reason %s (%s); want True, NotFound", cond.Status, cond.Reason, cond.Message)
 	}
-	objs, err := apfclient.Load(ctx, fx.kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := objs.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs, model := loadModel(ctx, t, fx.kube)
 	r := apf.Request{User: fx.name, Verb: "list", Resource: "secrets", Namespace: fx.name}
 	p, err := apfclient.Send(ctx, envcfg.Client().RESTConfig(), r)
 	if err != nil {

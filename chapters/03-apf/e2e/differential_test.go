@@ -280,14 +280,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes
 		}
 		return true, nil
 	})
-	objs, err := apfclient.Load(ctx, kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := objs.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs, model := loadModel(ctx, t, kube)
 	var out []mismatch
 	// Dangling: the model's list against the server's conditions.
 	dangling := map[string]bool{}

@@ -362,28 +362,38 @@ func apfclientSeats(ctx context.Context, t *testing.T, kube kubernetes.Interface
 // response, its body read and closed.
 func sendRaw(ctx context.Context, t testing.TB, cfg *rest.Config, user string, groups []string, method, path string, body io.Reader) *http.Response {
 	t.Helper()
+	resp, err := rawRequest(ctx, cfg, user, groups, method, path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// rawRequest is sendRaw for a goroutine other than the test's, which may not
+// call t.Fatal: it returns the error instead (and a nil response).
+func rawRequest(ctx context.Context, cfg *rest.Config, user string, groups []string, method, path string, body io.Reader) (*http.Response, error) {
 	c := rest.CopyConfig(cfg)
 	if user != "" {
 		c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
 	}
 	hc, err := rest.HTTPClientFor(c)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.Host, "/")+path, body)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp
+	return resp, nil
 }
 
 // TestRequestsAPFNeverSees sends requests that never reach APF, and shows
@@ -458,7 +468,7 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 	var slow *http.Response
 	go func() {
 		defer wg.Done()
-		slow = sendRawNoFatal(ctx, cfg, name, "POST", "/api/v1/namespaces/"+ns+"/configmaps?dryRun=All", pr)
+		slow, _ = rawRequest(ctx, cfg, name, nil, "POST", "/api/v1/namespaces/"+ns+"/configmaps?dryRun=All", pr)
 	}()
 	time.Sleep(time.Second) // the create holds the seat, waiting for its body
 	var refused *http.Response
@@ -487,27 +497,6 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 	if d := after.value("apiserver_flowcontrol_rejected_requests_total", labels) - before.value("apiserver_flowcontrol_rejected_requests_total", labels); d < 1 {
 		t.Errorf("apiserver_flowcontrol_rejected_requests_total{reason=concurrency-limit} grew by %v, want at least 1", d)
 	}
-}
-
-func sendRawNoFatal(ctx context.Context, cfg *rest.Config, user, method, path string, body io.Reader) *http.Response {
-	c := rest.CopyConfig(cfg)
-	c.Impersonate = rest.ImpersonationConfig{UserName: user}
-	hc, err := rest.HTTPClientFor(c)
-	if err != nil {
-		return nil
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.Host, "/")+path, body)
-	if err != nil {
-		return nil
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp
 }
 
 // TestNodeImpersonationDependsOnHistory shows what v1.36's constrained
@@ -600,14 +589,7 @@ func TestServerRefusesWildcardAmongOthers(t *testing.T) {
 func TestBorrowingBounds(t *testing.T) {
 	ctx := context.Background()
 	_, kube := cluster(t)
-	objs, err := apfclient.Load(ctx, kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := objs.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg := loadModel(ctx, t, kube)
 	m := readMetrics(ctx, t, kube)
 	moved := 0
 	for _, s := range cfg.Seats(fairq.DefaultServerSeats) {
@@ -641,14 +623,7 @@ func TestBorrowingBounds(t *testing.T) {
 func TestDebugDumps(t *testing.T) {
 	ctx := context.Background()
 	_, kube := cluster(t)
-	objs, err := apfclient.Load(ctx, kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := objs.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg := loadModel(ctx, t, kube)
 	levels, err := kube.CoreV1().RESTClient().Get().AbsPath("/debug/api_priority_and_fairness/dump_priority_levels").DoRaw(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -680,14 +655,7 @@ func TestExemptWatcher(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := watchexempt.Watch(wctx, kube, &buf); done <- err }()
 	labenv.Poll(ctx, t, 10*time.Second, "the watcher's first list", func(context.Context) (bool, error) { return buf.String() != "", nil })
-	objs, err := apfclient.Load(ctx, kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := objs.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, model := loadModel(ctx, t, kube)
 	var names []string
 	for _, fs := range model.Exempt() {
 		names = append(names, fs.Name)
