@@ -85,17 +85,18 @@ func Connect(ctx context.Context, kubeconfig, kubeContext string, timeout time.D
 		rules.ExplicitPath = kubeconfig
 	}
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
-	if kubeconfig != "" {
-		if err := readableKubeconfig(kubeconfig); err != nil {
-			return nil, err
-		}
-	}
-	// (readableKubeconfig's sentences end without a fix: the learner's
-	// command and the grader's roster each add their own.)
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		if clientcmd.IsEmptyConfig(err) && kubeconfig != "" {
-			return nil, &KubeconfigError{kubeconfig, "the kubeconfig " + kubeconfig + " names no cluster"}
+		// A file named on the command line or in a roster: say what is
+		// wrong with it, without a fix (the learner's command and the
+		// grader's roster each add their own).
+		if kubeconfig != "" {
+			if kerr := readableKubeconfig(kubeconfig); kerr != nil {
+				return nil, kerr
+			}
+			if clientcmd.IsEmptyConfig(err) {
+				return nil, &KubeconfigError{kubeconfig, "the kubeconfig " + kubeconfig + " names no cluster"}
+			}
 		}
 		if clientcmd.IsEmptyConfig(err) {
 			return nil, errors.New("no cluster is configured (no kubeconfig found); start the lab cluster with make lab-up")

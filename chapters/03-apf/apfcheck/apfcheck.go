@@ -91,11 +91,15 @@ func init() {
 		Reads: "the FlowSchemas beyond the defaults, the levels they name, and their Dangling status condition",
 		Hints: []string{
 			"kubectl get flowschemas shows MISSINGPL True for a schema whose level does not exist: fix the level's name.",
-			"A schema pointing at the exempt level turns off every limit for its requests: point it at a Limited level.",
+			exemptHint,
 		},
 		Run: checkNoExemptNoDangling,
 	})
 }
+
+// exemptHint is the second staged hint of apf-nothing-exempt-or-dangling,
+// and the first one shown when the failure is a schema pointing at exempt.
+const exemptHint = "A schema pointing at the exempt level turns off every limit for its requests: point it at a Limited level."
 
 // isDefaultSchema and isDefaultLevel report whether an object is one of
 // those the API server creates itself.
@@ -296,7 +300,7 @@ func checkNoExemptNoDangling(ctx context.Context, c *labcheck.Cluster) (labcheck
 		return fail(res, "you have added no FlowSchema yet"), nil
 	case len(exempt) > 0:
 		f := fail(res, "requests matched by %s go to exempt, where nothing protects the server from them", strings.Join(exempt, ", "))
-		f.Hint = "A schema pointing at the exempt level turns off every limit for its requests: point it at a Limited level."
+		f.Hint = exemptHint
 		return f, nil
 	case len(dangling) > 0:
 		return fail(res, "the server ignores %s (status Dangling): their requests go where they went before", strings.Join(dangling, ", ")), nil
