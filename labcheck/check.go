@@ -14,8 +14,11 @@ package labcheck
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
+
+	"github.com/opslab/opslab/labcheck/audit"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -87,6 +90,18 @@ func (r *Result) Seen(format string, args ...any) {
 type Cluster struct {
 	Config *rest.Config
 	Kube   kubernetes.Interface
+	// Context is the kubeconfig context it was reached by, "" if unknown.
+	Context string
+
+	// AuditPath is the API server's audit log when the checks can read it;
+	// otherwise NoAudit says in one sentence why not, and the checks judge
+	// from the API alone (see Audit).
+	AuditPath string
+	NoAudit   string
+
+	auditMu   sync.Mutex
+	audit     *audit.Log
+	auditSize int64
 
 	klientOnce sync.Once
 	klient     klient.Client
@@ -109,6 +124,64 @@ func NewCluster(cfg *rest.Config) (*Cluster, error) {
 func (c *Cluster) Klient() (klient.Client, error) {
 	c.klientOnce.Do(func() { c.klient, c.klientErr = klient.New(c.Config) })
 	return c.klient, c.klientErr
+}
+
+// Audit returns the cluster's audit log, read again whenever it has grown
+// since the last call, or nil when there is none to read. A check that gets
+// nil judges from the API alone and says so in its evidence: the audit log
+// is the only record of who did what that a learner cannot write.
+func (c *Cluster) Audit() *audit.Log {
+	c.auditMu.Lock()
+	defer c.auditMu.Unlock()
+	if c.AuditPath == "" {
+		return nil
+	}
+	fi, err := os.Stat(c.AuditPath)
+	if err == nil && c.audit != nil && fi.Size() == c.auditSize {
+		return c.audit
+	}
+	l, err := audit.Read(c.AuditPath)
+	if err != nil {
+		c.NoAudit, c.AuditPath, c.audit = err.Error(), "", nil
+		return nil
+	}
+	c.audit = l
+	if fi != nil {
+		c.auditSize = fi.Size()
+	}
+	return l
+}
+
+// UseAuditLog makes the checks read the audit log at path, or, when path
+// is empty, the one kwokctl keeps for the cluster of c.Context. A path that
+// was named but cannot be read is an error; a log that cannot be found
+// only sets NoAudit.
+func (c *Cluster) UseAuditLog(path string) error {
+	if path == "" {
+		p, err := audit.Locate(c.Context)
+		if err != nil {
+			c.AuditPath, c.NoAudit = "", err.Error()
+			return nil
+		}
+		path = p
+	}
+	if _, err := audit.Read(path); err != nil {
+		return err
+	}
+	c.AuditPath, c.NoAudit, c.audit = path, "", nil
+	return nil
+}
+
+// EvidenceSource says in a few words what the checks judge from, for the
+// head of a report.
+func (c *Cluster) EvidenceSource() string {
+	if c.AuditPath != "" {
+		return "the API server and its audit log " + c.AuditPath
+	}
+	if c.NoAudit != "" {
+		return "the API server alone (" + c.NoAudit + ")"
+	}
+	return "the API server alone"
 }
 
 var (

@@ -125,7 +125,20 @@ func Connect(ctx context.Context, kubeconfig, kubeContext string, timeout time.D
 		}
 		return nil, fmt.Errorf("cannot reach the cluster at %s: %s; start it with make lab-up", where, reason(err))
 	}
-	return NewCluster(cfg)
+	c, err := NewCluster(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.Context = kubeContext
+	if c.Context == "" {
+		if raw, err := cc.RawConfig(); err == nil {
+			c.Context = raw.CurrentContext
+		}
+	}
+	// The audit log of a kwokctl cluster on this machine is found by its
+	// context; anywhere else, the checks say they judged from the API.
+	c.UseAuditLog("")
+	return c, nil
 }
 
 // A KubeconfigError says why a kubeconfig file named on the command line or

@@ -40,6 +40,9 @@ EON
 if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 	if healthy; then
 		echo "lab-up: reusing cluster $name, which is up and healthy"
+		if [ ! -f "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/logs/audit.log" ]; then
+			echo "lab-up: cluster $name keeps no audit log (it was created before the lab kept one), so the checks judge from the API alone; make lab-reset recreates it"
+		fi
 		next_steps
 		exit 0
 	fi

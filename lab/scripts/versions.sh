@@ -12,11 +12,14 @@ LAB_CACHE=${LAB_CACHE:-$OPSLAB_ROOT/.cache/lab}
 LAB_BIN=$LAB_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION
 
 # kwokctl_create creates a cluster from the course's configuration with the
-# cached binaries; lab-up and bench-lab both create clusters this way.
+# cached binaries; lab-up and bench-lab both create clusters this way. The
+# API server keeps an audit log by lab/audit-policy.yaml, in
+# ~/.kwok/clusters/NAME/logs/audit.log.
 kwokctl_create() {
 	KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl \
 	"$LAB_BIN/kwokctl" create cluster --runtime binary \
 		--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
+		--kube-audit-policy "$OPSLAB_ROOT/lab/audit-policy.yaml" \
 		--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
 		--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
 		--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \

@@ -1,0 +1,294 @@
+// Package audit reads the lab cluster's audit log: one line per request the
+// API server completed, with who asked (user, impersonation, user agent),
+// what (verb, resource, subresource, object), when, and the status code of
+// the answer. The lab's policy is lab/audit-policy.yaml.
+//
+// It is the checks' ground truth for who did what. An object, a label or an
+// Event can be written by anyone with the right role; the audit log cannot
+// be written through the API at all, and a controller's requests carry the
+// controller's own identity (the lab's controller manager runs with
+// --use-service-account-credentials, as kubeadm's does).
+//
+// Where no log is reachable (a student graded from afar, a cluster created
+// before the lab kept one), Locate says why, and the checks judge from the
+// API alone and say so in their evidence.
+//
+// See https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/ for the
+// format (audit.k8s.io/v1 Event).
+package audit
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The identities under which the lab's control plane acts. kube-controller-
+// manager gives each controller the credentials of its own service account
+// in kube-system (cmd/kube-controller-manager/app/core.go, NewClient); the
+// taint eviction controller borrows the node lifecycle controller's ("taint-
+// manager uses existing cluster role from node-controller").
+const (
+	NodeController        = "system:serviceaccount:kube-system:node-controller"
+	TaintEviction         = NodeController
+	PodGC                 = "system:serviceaccount:kube-system:pod-garbage-collector"
+	DisruptionController  = "system:serviceaccount:kube-system:disruption-controller"
+	ReplicaSetController  = "system:serviceaccount:kube-system:replicaset-controller"
+	StatefulSetController = "system:serviceaccount:kube-system:statefulset-controller"
+	DaemonSetController   = "system:serviceaccount:kube-system:daemon-set-controller"
+	DeploymentController  = "system:serviceaccount:kube-system:deployment-controller"
+)
+
+// controllerPrefix is the prefix of every controller's identity.
+const controllerPrefix = "system:serviceaccount:kube-system:"
+
+// An Event is one request the API server completed.
+type Event struct {
+	Received time.Time // when the request arrived
+	Time     time.Time // when the response was complete
+
+	User         string   // the authenticated user
+	Groups       []string // the authenticated user's groups
+	Impersonated string   // the user it acted as with --as, or ""
+	UserAgent    string
+
+	Verb        string // get, list, watch, create, update, patch, delete, deletecollection
+	Group       string // the API group; "" for the core group
+	Resource    string // "pods"
+	Subresource string // "eviction", "binding", "status", or ""
+	Namespace   string
+	Name        string
+	URI         string
+	Code        int  // the response's status code
+	DryRun      bool // asked with dryRun: nothing was stored
+}
+
+// Actor is who the request acted as: the impersonated user if there was one,
+// else the authenticated user.
+func (e Event) Actor() string {
+	if e.Impersonated != "" {
+		return e.Impersonated
+	}
+	return e.User
+}
+
+// Is reports whether the request was verb on res, where res is a resource
+// with an optional subresource: "pods", "pods/eviction".
+func (e Event) Is(verb, res string) bool {
+	r, sub, _ := strings.Cut(res, "/")
+	return e.Verb == verb && e.Resource == r && e.Subresource == sub
+}
+
+// OK reports whether the server granted the request and stored its effect:
+// a 2xx answer to a request that was not a dry run.
+func (e Event) OK() bool { return e.Code >= 200 && e.Code < 300 && !e.DryRun }
+
+// ByController reports whether the request came from a controller of the
+// control plane under its own identity, without impersonation: a person
+// with an admin kubeconfig cannot produce it without first minting that
+// account's token, which the log also records.
+func (e Event) ByController(identity string) bool {
+	return e.Impersonated == "" && e.User == identity
+}
+
+// ByAController reports whether the request came from any of kube-system's
+// service accounts under its own identity.
+func (e Event) ByAController() bool {
+	return e.Impersonated == "" && strings.HasPrefix(e.User, controllerPrefix)
+}
+
+// Who names the actor for a learner's report: "kwok-admin (kubectl)",
+// "the taint eviction controller (system:serviceaccount:kube-system:node-controller)".
+func (e Event) Who() string {
+	agent, _, _ := strings.Cut(e.UserAgent, "/")
+	who := e.Actor()
+	if e.Impersonated != "" {
+		who = e.User + " as " + e.Impersonated
+	}
+	if agent != "" {
+		who += " (" + agent + ")"
+	}
+	return who
+}
+
+// String is one line for evidence: "12:03:41 kwok-admin (kubectl) create pods/eviction pdb-lab/web-1: 429".
+func (e Event) String() string {
+	res := e.Resource
+	if e.Subresource != "" {
+		res += "/" + e.Subresource
+	}
+	obj := e.Name
+	if e.Namespace != "" {
+		obj = e.Namespace + "/" + e.Name
+	}
+	dry := ""
+	if e.DryRun {
+		dry = " (dry run)"
+	}
+	return fmt.Sprintf("%s %s %s %s %s%s: %d", e.Time.UTC().Format("15:04:05"), e.Who(), e.Verb, res, obj, dry, e.Code)
+}
+
+// A Log is the requests of an audit log, in the order they completed.
+type Log struct {
+	Path   string
+	Events []Event
+}
+
+// Select returns the events for which keep is true, in order.
+func (l *Log) Select(keep func(Event) bool) []Event {
+	var out []Event
+	for _, e := range l.Events {
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Since returns the events that completed at or after t: a check reads only
+// what happened since its lab began (the lab's namespace was created), so
+// what an earlier attempt or a test left in the log does not count.
+func (l *Log) Since(t time.Time) []Event {
+	i := sort.Search(len(l.Events), func(i int) bool { return !l.Events[i].Time.Before(t) })
+	return l.Events[i:]
+}
+
+// Covers reports whether the log was being written at t: a request made
+// before the log's first line cannot be judged from it.
+func (l *Log) Covers(t time.Time) bool {
+	return len(l.Events) > 0 && !l.Events[0].Received.After(t)
+}
+
+// Read reads the audit log at path. Lines it cannot parse are skipped (the
+// server may be writing the last one as it is read); a file that holds no
+// audit event at all is an error.
+func Read(path string) (*Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("the audit log %s does not exist", path)
+		}
+		return nil, fmt.Errorf("cannot read the audit log %s: %v", path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	events, err := Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the audit log %s: %v", path, err)
+	}
+	if len(events) == 0 {
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			return nil, fmt.Errorf("%s is not an audit log (no line of it is an audit.k8s.io event)", path)
+		}
+	}
+	return &Log{Path: path, Events: events}, nil
+}
+
+// line is the part of an audit.k8s.io/v1 Event the checks read.
+type line struct {
+	Kind       string `json:"kind"`
+	Stage      string `json:"stage"`
+	RequestURI string `json:"requestURI"`
+	Verb       string `json:"verb"`
+	User       struct {
+		Username string   `json:"username"`
+		Groups   []string `json:"groups"`
+	} `json:"user"`
+	ImpersonatedUser *struct {
+		Username string `json:"username"`
+	} `json:"impersonatedUser"`
+	UserAgent string `json:"userAgent"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		APIGroup    string `json:"apiGroup"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time `json:"stageTimestamp"`
+}
+
+// Parse reads audit events, one JSON object a line, keeping those whose
+// response was complete, sorted by completion time.
+func Parse(r io.Reader) ([]Event, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var out []Event
+	for sc.Scan() {
+		var l line
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Kind != "Event" {
+			continue
+		}
+		if l.Stage != "ResponseComplete" && l.Stage != "Panic" {
+			continue
+		}
+		e := Event{
+			Received:  l.RequestReceivedTimestamp,
+			Time:      l.StageTimestamp,
+			User:      l.User.Username,
+			Groups:    l.User.Groups,
+			UserAgent: l.UserAgent,
+			Verb:      l.Verb,
+			URI:       l.RequestURI,
+			Code:      500,
+		}
+		if l.ImpersonatedUser != nil {
+			e.Impersonated = l.ImpersonatedUser.Username
+		}
+		if o := l.ObjectRef; o != nil {
+			e.Group, e.Resource, e.Subresource = o.APIGroup, o.Resource, o.Subresource
+			e.Namespace, e.Name = o.Namespace, o.Name
+		}
+		if l.ResponseStatus != nil {
+			e.Code = l.ResponseStatus.Code
+		}
+		if u, err := url.Parse(l.RequestURI); err == nil {
+			e.DryRun = u.Query().Has("dryRun")
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out, nil
+}
+
+// Locate returns where kwokctl keeps the audit log of the cluster behind a
+// kubectl context: kwokctl names its contexts kwok-NAME and keeps a
+// cluster's files in $KWOK_WORKDIR/clusters/NAME (by default ~/.kwok). The
+// error says in one sentence why there is no log to read.
+func Locate(kubeContext string) (string, error) {
+	name, ok := strings.CutPrefix(kubeContext, "kwok-")
+	if !ok || name == "" {
+		return "", fmt.Errorf("context %q is not a kwokctl cluster's, so its audit log is not on this machine; pass --audit-log FILE if you have it", kubeContext)
+	}
+	dir := os.Getenv("KWOK_WORKDIR")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find the home directory to look for the audit log: %v", err)
+		}
+		dir = filepath.Join(home, ".kwok")
+	}
+	path := filepath.Join(dir, "clusters", name, "logs", "audit.log")
+	if _, err := os.Stat(path); err != nil {
+		if _, derr := os.Stat(filepath.Dir(path)); derr != nil {
+			return "", fmt.Errorf("cluster %s is not on this machine (no %s), so its audit log cannot be read; pass --audit-log FILE if you have it", name, filepath.Dir(filepath.Dir(path)))
+		}
+		return "", fmt.Errorf("cluster %s keeps no audit log (it was created before the lab kept one); run make lab-reset to recreate it", name)
+	}
+	return path, nil
+}

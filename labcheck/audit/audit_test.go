@@ -1,0 +1,83 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Two lines from the lab cluster's audit log: the taint eviction controller
+// deleting a pod, and a learner's dry-run eviction refused with 429.
+const sample = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/default/pods/web-1","verb":"delete","user":{"username":"system:serviceaccount:kube-system:node-controller","groups":["system:serviceaccounts","system:authenticated"]},"userAgent":"kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/system:serviceaccount:kube-system:node-controller","objectRef":{"resource":"pods","namespace":"default","name":"web-1","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-12-01T15:42:36.520000Z","stageTimestamp":"2026-12-01T15:42:36.528255Z"}
+{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"b","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/pdb-lab/pods/web-2/eviction?dryRun=All","verb":"create","user":{"username":"kwok-admin","groups":["system:masters","system:authenticated"]},"impersonatedUser":{"username":"system:serviceaccount:pdb-lab:default"},"userAgent":"kubectl/v1.36.3 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"pods","namespace":"pdb-lab","name":"web-2","apiVersion":"v1","subresource":"eviction"},"responseStatus":{"metadata":{},"code":429},"requestReceivedTimestamp":"2026-12-01T15:42:30.000000Z","stageTimestamp":"2026-12-01T15:42:30.010000Z"}
+{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"c","stage":"ResponseCompl`
+
+func TestParse(t *testing.T) {
+	events, err := Parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 {
+		t.Fatalf("Parse kept %d events, want 2 (the half-written last line is skipped)", len(events))
+	}
+	evict, del := events[0], events[1] // sorted by completion time
+	if !evict.Is("create", "pods/eviction") || !evict.DryRun || evict.OK() || evict.Code != 429 {
+		t.Errorf("eviction = %+v, want a refused dry-run create of pods/eviction", evict)
+	}
+	if evict.Actor() != "system:serviceaccount:pdb-lab:default" || evict.ByAController() {
+		t.Errorf("eviction acted as %s, controller=%v; want the impersonated account, not a controller", evict.Actor(), evict.ByAController())
+	}
+	if !del.Is("delete", "pods") || !del.OK() || !del.ByController(TaintEviction) || del.Is("delete", "pods/eviction") {
+		t.Errorf("delete = %+v, want the taint eviction controller's stored delete of a pod", del)
+	}
+	if got, want := evict.String(), "15:42:30 kwok-admin as system:serviceaccount:pdb-lab:default (kubectl) create pods/eviction pdb-lab/web-2 (dry run): 429"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	l := &Log{Events: events}
+	if got := l.Since(del.Time); len(got) != 1 || got[0].Name != "web-1" {
+		t.Errorf("Since(%v) = %v, want the delete alone", del.Time, got)
+	}
+	if l.Covers(evict.Received.Add(-time.Second)) || !l.Covers(del.Time) {
+		t.Error("Covers: a log covers the times from its first request on, and no earlier")
+	}
+}
+
+func TestReadAndLocate(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KWOK_WORKDIR", dir)
+	if _, err := Locate("minikube"); err == nil || !strings.Contains(err.Error(), "--audit-log") {
+		t.Errorf("Locate(minikube) = %v, want an error that names --audit-log", err)
+	}
+	if _, err := Locate("kwok-opslab"); err == nil || !strings.Contains(err.Error(), "not on this machine") {
+		t.Errorf("Locate of a missing cluster = %v, want 'not on this machine'", err)
+	}
+	logs := filepath.Join(dir, "clusters", "opslab", "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Locate("kwok-opslab"); err == nil || !strings.Contains(err.Error(), "make lab-reset") {
+		t.Errorf("Locate of a cluster without a log = %v, want the fix make lab-reset", err)
+	}
+	path := filepath.Join(logs, "audit.log")
+	if err := os.WriteFile(path, []byte(sample), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Locate("kwok-opslab")
+	if err != nil || got != path {
+		t.Fatalf("Locate = %q, %v; want %q", got, err, path)
+	}
+	l, err := Read(path)
+	if err != nil || len(l.Events) != 2 {
+		t.Fatalf("Read = %v, %v; want 2 events", l, err)
+	}
+	notLog := filepath.Join(dir, "kubeconfig")
+	os.WriteFile(notLog, []byte("apiVersion: v1\nkind: Config\n"), 0o644)
+	if _, err := Read(notLog); err == nil || !strings.Contains(err.Error(), "not an audit log") {
+		t.Errorf("Read of a kubeconfig = %v, want 'not an audit log'", err)
+	}
+	if _, err := Read(filepath.Join(dir, "nope")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Read of a missing file = %v, want 'does not exist'", err)
+	}
+}
