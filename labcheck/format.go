@@ -60,6 +60,9 @@ func writeText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Student %s, graded %s\n", r.Student, r.GradedAt.Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(&b, "Cluster %s, Kubernetes %s, kube-system UID %s\n", r.Cluster.Server, r.Cluster.Version, r.Cluster.KubeSystemUID)
+	if r.Evidence != "" {
+		fmt.Fprintf(&b, "Evidence: %s\n", r.Evidence)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "ERROR: %s\n", r.Error)
 	}

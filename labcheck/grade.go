@@ -27,12 +27,13 @@ type Student struct {
 	Name       string
 	Kubeconfig string // a path; relative paths in a roster file are relative to it
 	Context    string // empty: the kubeconfig's current context
+	AuditLog   string // empty: found by context, when the cluster is on this machine
 }
 
 var studentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ParseRoster reads a roster: one student a line, "NAME KUBECONFIG
-// [CONTEXT]", fields separated by blanks; blank lines and lines starting
+// [CONTEXT [AUDIT-LOG]]" (CONTEXT - for the current one), fields separated by blanks; blank lines and lines starting
 // with # are ignored. The error names the file and line that is wrong.
 func ParseRoster(name string, r io.Reader) ([]Student, error) {
 	var out []Student
@@ -47,9 +48,9 @@ func ParseRoster(name string, r io.Reader) ([]Student, error) {
 		where := fmt.Sprintf("%s:%d", name, n)
 		switch {
 		case len(f) < 2:
-			return nil, fmt.Errorf("%s: %q has no kubeconfig; write NAME KUBECONFIG [CONTEXT]", where, line)
-		case len(f) > 3:
-			return nil, fmt.Errorf("%s: %d fields, want NAME KUBECONFIG [CONTEXT]", where, len(f))
+			return nil, fmt.Errorf("%s: %q has no kubeconfig; write NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]", where, line)
+		case len(f) > 4:
+			return nil, fmt.Errorf("%s: %d fields, want NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]", where, len(f))
 		case !studentName.MatchString(f[0]):
 			return nil, fmt.Errorf("%s: student name %q may hold only letters, digits, '.', '_' and '-'", where, f[0])
 		case seen[f[0]] > 0:
@@ -57,8 +58,14 @@ func ParseRoster(name string, r io.Reader) ([]Student, error) {
 		}
 		seen[f[0]] = n
 		s := Student{Name: f[0], Kubeconfig: f[1]}
-		if len(f) == 3 {
+		if len(f) >= 3 && f[2] != "-" {
 			s.Context = f[2]
+		}
+		if len(f) == 4 {
+			s.AuditLog = f[3]
+			if !filepath.IsAbs(s.AuditLog) {
+				s.AuditLog = filepath.Join(filepath.Dir(name), s.AuditLog)
+			}
 		}
 		if !filepath.IsAbs(s.Kubeconfig) {
 			s.Kubeconfig = filepath.Join(filepath.Dir(name), s.Kubeconfig)
@@ -69,7 +76,7 @@ func ParseRoster(name string, r io.Reader) ([]Student, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no students; write one line per student: NAME KUBECONFIG [CONTEXT]", name)
+		return nil, fmt.Errorf("%s: no students; write one line per student: NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]", name)
 	}
 	return out, nil
 }
@@ -133,8 +140,15 @@ func GradeOne(ctx context.Context, s Student, opts GradeOptions) *Report {
 	if err := Preflight(ctx, c); err != nil {
 		return fail(id, err)
 	}
+	if s.AuditLog != "" {
+		if err := c.UseAuditLog(s.AuditLog); err != nil {
+			return fail(id, err)
+		}
+	}
 	outcomes := Run(ctx, c, checks, opts.Timeout)
-	return NewReport(s.Name, id, start, opts.Chapters, outcomes, opts.Now().Sub(start))
+	r := NewReport(s.Name, id, start, opts.Chapters, outcomes, opts.Now().Sub(start))
+	r.Evidence = c.EvidenceSource()
+	return r
 }
 
 // Identify reads who the cluster is: its server, version and the UID of its

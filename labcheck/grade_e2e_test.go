@@ -29,6 +29,7 @@ import (
 
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
 func admin(t testing.TB) (*rest.Config, kubernetes.Interface) {
@@ -131,9 +132,15 @@ func grade(t testing.TB, students ...labcheck.Student) []*labcheck.Report {
 func TestGradingASolvedClusterAsTheGraderChangesNothing(t *testing.T) {
 	cfg, _ := admin(t)
 	file := graderKubeconfig(t, "grader", "opslab-grader")
+	// The grader's kubeconfig names no kwokctl context, so the audit log is
+	// given as a roster line would give it.
+	log, err := audit.Locate(labenv.Context())
+	if err != nil {
+		t.Fatalf("the test cluster keeps no audit log: %v", err)
+	}
 	before := versions(t, cfg)
 	reports := grade(t,
-		labcheck.Student{Name: "alice", Kubeconfig: file},
+		labcheck.Student{Name: "alice", Kubeconfig: file, AuditLog: log},
 		labcheck.Student{Name: "bob", Kubeconfig: writeUnreachable(t)},
 	)
 	after := versions(t, cfg)
@@ -149,6 +156,9 @@ func TestGradingASolvedClusterAsTheGraderChangesNothing(t *testing.T) {
 			}
 		}
 		t.Fatalf("alice scored %d/%d on a solved cluster", alice.Score, alice.MaxScore)
+	}
+	if !strings.Contains(alice.Evidence, "audit log "+log) {
+		t.Errorf("alice's report says the checks judged from %q, want the audit log %s", alice.Evidence, log)
 	}
 	if alice.Cluster.KubeSystemUID == "" || alice.Cluster.Version != "v1.36.3" {
 		t.Errorf("alice's report identifies the cluster as %+v", alice.Cluster)

@@ -31,11 +31,20 @@ func TestParseRoster(t *testing.T) {
 			},
 			reason: "relative kubeconfigs are relative to the roster, as a class directory is laid out",
 		},
-		{name: "no kubeconfig", roster: "alice a.kc\nbob\n", wantErr: `class/roster.txt:2: "bob" has no kubeconfig; write NAME KUBECONFIG [CONTEXT]`, reason: "the line that is wrong is named"},
-		{name: "too many fields", roster: "alice a.kc ctx extra\n", wantErr: "class/roster.txt:1: 4 fields, want NAME KUBECONFIG [CONTEXT]", reason: "a stray field is not silently dropped"},
+		{
+			name:   "an audit log, with the current context",
+			roster: "carol c.kubeconfig - logs/carol-audit.log\ndan d.kubeconfig kwok-x /abs/d.log\n",
+			want: []Student{
+				{Name: "carol", Kubeconfig: "class/c.kubeconfig", AuditLog: "class/logs/carol-audit.log"},
+				{Name: "dan", Kubeconfig: "class/d.kubeconfig", Context: "kwok-x", AuditLog: "/abs/d.log"},
+			},
+			reason: "a grader given each student's audit log names it after the context, - for the current one",
+		},
+		{name: "no kubeconfig", roster: "alice a.kc\nbob\n", wantErr: `class/roster.txt:2: "bob" has no kubeconfig; write NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]`, reason: "the line that is wrong is named"},
+		{name: "too many fields", roster: "alice a.kc ctx audit.log extra\n", wantErr: "class/roster.txt:1: 5 fields, want NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]", reason: "a stray field is not silently dropped"},
 		{name: "duplicate", roster: "alice a.kc\n# x\nalice b.kc\n", wantErr: `class/roster.txt:3: student "alice" is already on line 1`, reason: "two reports would overwrite each other"},
 		{name: "bad name", roster: "al/ice a.kc\n", wantErr: `class/roster.txt:1: student name "al/ice" may hold only letters, digits, '.', '_' and '-'`, reason: "a name becomes a directory"},
-		{name: "empty", roster: "# nobody\n", wantErr: "class/roster.txt: no students; write one line per student: NAME KUBECONFIG [CONTEXT]", reason: "grading nobody is a mistake"},
+		{name: "empty", roster: "# nobody\n", wantErr: "class/roster.txt: no students; write one line per student: NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]", reason: "grading nobody is a mistake"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

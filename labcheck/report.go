@@ -14,9 +14,12 @@ import (
 // outcome with its evidence, who the cluster is, when it was graded, and a
 // digest that shows whether the report was edited afterwards.
 type Report struct {
-	Student  string        `json:"student"`
-	GradedAt time.Time     `json:"graded_at"`
-	Cluster  Identity      `json:"cluster"`
+	Student  string    `json:"student"`
+	GradedAt time.Time `json:"graded_at"`
+	Cluster  Identity  `json:"cluster"`
+	// Evidence says what the checks judged from: the API server and its
+	// audit log, or the API server alone and why.
+	Evidence string        `json:"evidence,omitempty"`
 	Chapters []int         `json:"chapters"`
 	Checks   []CheckReport `json:"checks"`
 	Score    int           `json:"score"`

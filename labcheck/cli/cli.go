@@ -4,13 +4,21 @@
 //
 // Usage:
 //
-//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--timeout D] [-o text|json] [--expect pass|fail]
+//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [-o text|json] [--expect pass|fail]
 //	labcheck list [--chapter N|all]
 //	labcheck hint [--reset] CHECK
 //	labcheck grade --roster FILE [--chapter N|all] [--parallel N] [--format F,...] [--out DIR] [--sign-key FILE]
 //	labcheck verify [--sign-key FILE] REPORT.json
 //
-// A roster has one line per student: NAME KUBECONFIG [CONTEXT]. grade writes,
+// The checks read what happened from the API server and, where it can be
+// read, from its audit log: the one record of who evicted, deleted or wrote
+// an event that a learner cannot write. labcheck finds the log of a kwokctl
+// cluster on this machine by its context (kwok-NAME); --audit-log names
+// another. Without one the checks judge from the API alone, and the report
+// says so in its first line.
+//
+// A roster has one line per student: NAME KUBECONFIG [CONTEXT [AUDIT-LOG]],
+// with - for the kubeconfig's current context. grade writes,
 // per student, a report in each format asked (text; json, labcheck's own,
 // which verify reads; Exercism v3 and Gradescope results.json; JUnit XML) and
 // a class summary. Each report carries the evidence each check read, the
@@ -39,6 +47,7 @@ import (
 	"time"
 
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
 // Main runs labcheck with the process's arguments and exits.
@@ -49,6 +58,9 @@ func Main() {
 	os.Exit(code)
 }
 
+// auditLogFix is what to do about an --audit-log that cannot be read.
+const auditLogFix = "give --audit-log the API server's audit log (a kwokctl cluster keeps it in ~/.kwok/clusters/NAME/logs/audit.log), or leave it out"
+
 // errUsage marks errors that are the caller's: exit status 2.
 var errUsage = errors.New("usage")
 
@@ -56,6 +68,7 @@ type options struct {
 	chapter    int // 0: all
 	kubeconfig string
 	context    string
+	auditLog   string
 	timeout    time.Duration
 	output     string
 	expect     string
@@ -94,6 +107,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	// A named audit log is read before the cluster is reached: a wrong
+	// path is the caller's mistake, whether or not the cluster is up.
+	if opts.auditLog != "" {
+		if _, err := audit.Read(opts.auditLog); err != nil {
+			fmt.Fprintf(stderr, "labcheck: %v; %s\n", err, auditLogFix)
+			return 2
+		}
+	}
 	cluster, err := labcheck.Connect(ctx, opts.kubeconfig, opts.context, 5*time.Second)
 	if err != nil {
 		var ke *labcheck.KubeconfigError
@@ -104,12 +125,18 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "labcheck: %v\n", err)
 		return 2
 	}
+	if opts.auditLog != "" {
+		if err := cluster.UseAuditLog(opts.auditLog); err != nil {
+			fmt.Fprintf(stderr, "labcheck: %v; %s\n", err, auditLogFix)
+			return 2
+		}
+	}
 	outcomes := labcheck.Run(ctx, cluster, checks, opts.timeout)
 	switch opts.output {
 	case "json":
-		writeJSON(stdout, outcomes)
+		writeJSON(stdout, cluster.EvidenceSource(), outcomes)
 	default:
-		writeText(stdout, outcomes)
+		writeText(stdout, cluster.EvidenceSource(), outcomes)
 	}
 	if opts.expect != "" {
 		return expectExit(stderr, outcomes, opts.expect == "pass")
@@ -146,11 +173,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	chapter := fs.String("chapter", "all", "the chapter to check: 1 to 4, or all")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context (default: the current context)")
+	fs.StringVar(&o.auditLog, "audit-log", "", "the API server's audit log (default: the kwokctl cluster's own, when it is on this machine)")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "how long one check may take")
 	fs.StringVar(&o.output, "o", "text", "output format: text or json")
 	fs.StringVar(&o.expect, "expect", "", "pass or fail: succeed only if every check has that outcome")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--timeout D] [-o text|json] [--expect pass|fail]")
+		fmt.Fprintln(stderr, "usage: labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [-o text|json] [--expect pass|fail]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -179,7 +207,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
-func writeText(w io.Writer, outcomes []labcheck.Outcome) {
+func writeText(w io.Writer, source string, outcomes []labcheck.Outcome) {
+	fmt.Fprintf(w, "Evidence: %s\n", source)
 	chapter, got, max := 0, 0, 0
 	for _, o := range outcomes {
 		if o.Check.Chapter != chapter {
@@ -223,7 +252,13 @@ type jsonOutcome struct {
 	Seconds  float64  `json:"seconds"`
 }
 
-func writeJSON(w io.Writer, outcomes []labcheck.Outcome) {
+// jsonRun is labcheck -o json: what the checks judged from, and each check.
+type jsonRun struct {
+	Evidence string        `json:"evidence"`
+	Checks   []jsonOutcome `json:"checks"`
+}
+
+func writeJSON(w io.Writer, source string, outcomes []labcheck.Outcome) {
 	out := make([]jsonOutcome, 0, len(outcomes))
 	for _, o := range outcomes {
 		j := jsonOutcome{
@@ -242,7 +277,7 @@ func writeJSON(w io.Writer, outcomes []labcheck.Outcome) {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	enc.Encode(out)
+	enc.Encode(jsonRun{Evidence: source, Checks: out})
 }
 
 func expectExit(stderr io.Writer, outcomes []labcheck.Outcome, pass bool) int {

@@ -101,7 +101,7 @@ func hint(args []string, stdout, stderr io.Writer) int {
 func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("labcheck grade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	roster := fs.String("roster", "", "the roster: one line per student, NAME KUBECONFIG [CONTEXT]")
+	roster := fs.String("roster", "", "the roster: one line per student, NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]")
 	chapter := fs.String("chapter", "all", "the chapter to grade: 1 to 4, or all")
 	parallel := fs.Int("parallel", 4, "how many students to grade at once")
 	formats := fs.String("format", "text", "comma-separated formats: "+strings.Join(labcheck.Formats, ", "))
@@ -120,7 +120,7 @@ func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *roster == "" {
-		return fail("grade needs --roster FILE (one line per student: NAME KUBECONFIG [CONTEXT])")
+		return fail("grade needs --roster FILE (one line per student: NAME KUBECONFIG [CONTEXT [AUDIT-LOG]])")
 	}
 	n, err := chapterArg(*chapter)
 	if err != nil {
