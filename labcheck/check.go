@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/opslab/opslab/labcheck/audit"
@@ -176,7 +177,11 @@ func (c *Cluster) UseAuditLog(path string) error {
 // head of a report.
 func (c *Cluster) EvidenceSource() string {
 	if c.AuditPath != "" {
-		return "the API server and its audit log " + c.AuditPath
+		path := c.AuditPath
+		if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(path, home+string(os.PathSeparator)) {
+			path = "~" + path[len(home):]
+		}
+		return "the API server and its audit log " + path
 	}
 	if c.NoAudit != "" {
 		return "the API server alone (" + c.NoAudit + ")"

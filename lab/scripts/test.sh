@@ -9,8 +9,10 @@
 #     learner's opslab cluster and kubeconfig are never touched.
 #  3. The end-to-end suite on it: the cluster's smoke tests, then each
 #     chapter's comparisons of its model with the real control plane.
-#  4. Every chapter's lab checks: each must fail on the untouched cluster,
-#     then pass after the chapter's reference solution.
+#  4. Every chapter's lab checks: each must fail on every cheat (a state
+#     that reaches the lab's final picture without its behaviour: the
+#     chapter's TestCheat tests), fail on the untouched cluster, then pass
+#     after the chapter's reference solution.
 #  5. Grading the solved cluster as the least-privileged grader, which must
 #     change nothing.
 #  6. The site, built with the results of every suite: a proof whose test
@@ -81,13 +83,17 @@ e2e_pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' chapters labcheck 2>
 if [ -n "$e2e_pkgs" ]; then
 	step "end-to-end: the chapters' models against the real control plane"
 	# shellcheck disable=SC2086
-	go test -tags e2e -count=1 -p 1 -json $e2e_pkgs | testlog .artifacts/e2e-results.json
+	go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json $e2e_pkgs | testlog .artifacts/e2e-results.json
 fi
 
 go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
 for dir in chapters/*/; do
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
 	[ -x "$dir/lab/solve.sh" ] || continue
+	if grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
+		step "chapter $n: every check fails on every cheat"
+		go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$dir..." | testlog ".artifacts/cheats-$n-results.json"
+	fi
 	step "chapter $n: every check fails on the untouched cluster"
 	"$LAB_CACHE/labcheck" --chapter "$n" --expect fail
 	step "chapter $n: the reference solution"
