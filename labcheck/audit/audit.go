@@ -67,6 +67,7 @@ type Event struct {
 	Subresource string // "eviction", "binding", "status", or ""
 	Namespace   string
 	Name        string
+	UID         string // the object's UID when the request names one: a binding names its pod's
 	URI         string
 	Code        int  // the response's status code
 	DryRun      bool // asked with dryRun: nothing was stored
@@ -212,6 +213,7 @@ type line struct {
 		Name        string `json:"name"`
 		APIGroup    string `json:"apiGroup"`
 		Subresource string `json:"subresource"`
+		UID         string `json:"uid"`
 	} `json:"objectRef"`
 	ResponseStatus *struct {
 		Code int `json:"code"`
@@ -249,7 +251,7 @@ func Parse(r io.Reader) ([]Event, error) {
 		}
 		if o := l.ObjectRef; o != nil {
 			e.Group, e.Resource, e.Subresource = o.APIGroup, o.Resource, o.Subresource
-			e.Namespace, e.Name = o.Namespace, o.Name
+			e.Namespace, e.Name, e.UID = o.Namespace, o.Name, o.UID
 		}
 		if l.ResponseStatus != nil {
 			e.Code = l.ResponseStatus.Code

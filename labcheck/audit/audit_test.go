@@ -81,3 +81,16 @@ func TestReadAndLocate(t *testing.T) {
 		t.Errorf("Read of a missing file = %v, want 'does not exist'", err)
 	}
 }
+
+// TestParseBindingUID: a binding names the UID of the pod it binds, so two
+// pods of one name are told apart.
+func TestParseBindingUID(t *testing.T) {
+	const binding = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"d","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shutdown-lab/pods/db-0/binding","verb":"create","user":{"username":"kwok-admin","groups":["system:masters","system:authenticated"]},"userAgent":"kube-scheduler/v1.36.3 (linux/amd64) kubernetes/$Format/scheduler","objectRef":{"resource":"pods","namespace":"shutdown-lab","name":"db-0","uid":"595fc003-48b2-4048-bba3-13ab6f92d778","apiVersion":"v1","subresource":"binding"},"responseStatus":{"metadata":{},"status":"Success","code":201},"requestReceivedTimestamp":"2026-12-01T15:45:04.918726Z","stageTimestamp":"2026-12-01T15:45:04.927771Z"}`
+	events, err := Parse(strings.NewReader(binding))
+	if err != nil || len(events) != 1 {
+		t.Fatalf("Parse = %v, %v; want one event", events, err)
+	}
+	if e := events[0]; !e.Is("create", "pods/binding") || e.UID != "595fc003-48b2-4048-bba3-13ab6f92d778" {
+		t.Errorf("binding = %+v, want create pods/binding with the pod's UID", e)
+	}
+}
