@@ -10,6 +10,8 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 LAB_BIN := $(shell bash -c '. lab/scripts/versions.sh && echo $$LAB_BIN')
+# The learner's own PATH, so the scripts can tell which kubectl their shell runs.
+export OPSLAB_USER_PATH := $(PATH)
 export PATH := $(LAB_BIN):$(PATH)
 export OPSLAB_CONTEXT ?= kwok-opslab
 GO ?= go
@@ -43,6 +45,10 @@ lab-binaries: ## build kube-apiserver, etcd, kwok and friends from pinned source
 .PHONY: lab-up
 lab-up: ## start the lab cluster "opslab" (or reuse it when healthy)
 	@lab/scripts/lab-up.sh
+
+.PHONY: env
+env: ## print the line that puts the course's kubectl first on your PATH: eval "$$(make -s env)"
+	@lab/scripts/env.sh
 
 .PHONY: lab-down
 lab-down: ## remove the lab cluster

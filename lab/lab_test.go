@@ -9,6 +9,8 @@ package lab
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -121,5 +123,46 @@ func TestConfigHasTheStagesTheCourseNeeds(t *testing.T) {
 		"opslab-pod-slow-start-running", "opslab-pod-slow-start-ready", "pod-complete", "pod-delete"}
 	if strings.Join(stages, " ") != strings.Join(want, " ") {
 		t.Errorf("stages = %v, want %v", stages, want)
+	}
+}
+
+// TestKubectlAdvice: lab-up warns when the kubectl a learner's shell would
+// run is missing or another version than the course's, and says nothing when
+// it is the course's version.
+func TestKubectlAdvice(t *testing.T) {
+	want := versions(t)["KUBE_VERSION"]
+	tests := []struct {
+		name, client, wantErr, reason string
+	}{
+		{"none", "", "your shell has no kubectl", "a fresh machine has none; the learner is told how to get the course's"},
+		{"older", "v1.32.4", "(" + want + ")", "a client four minors behind the server works until it does not"},
+		{"the course's", want, "", "the same version, wherever it is installed, needs no warning"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.client != "" {
+				script := "#!/bin/sh\necho 'Client Version: " + tt.client + "'\necho 'Kustomize Version: v5'\n"
+				if err := os.WriteFile(filepath.Join(dir, "kubectl"), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command("bash", "-c", ". scripts/versions.sh && kubectl_advice")
+			cmd.Env = append(os.Environ(), "OPSLAB_USER_PATH="+dir)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("kubectl_advice: %v (%s)", err, stderr.String())
+			}
+			got := stderr.String()
+			switch {
+			case tt.wantErr == "" && got != "":
+				t.Errorf("kubectl %s: advice %q, want none (%s)", tt.client, got, tt.reason)
+			case tt.wantErr != "" && !strings.Contains(got, tt.wantErr):
+				t.Errorf("kubectl %q: advice %q, want it to say %q (%s)", tt.client, got, tt.wantErr, tt.reason)
+			case tt.wantErr != "" && !strings.Contains(got, `eval "$(make -s env)"`):
+				t.Errorf("advice %q does not say how to get the course's kubectl", got)
+			}
+		})
 	}
 }

@@ -26,10 +26,12 @@ healthy() {
 }
 
 next_steps() {
-	echo "lab-up: cluster $name is ready: kubectl context $ctx (kubectl $KUBE_VERSION is in ${LAB_BIN#$OPSLAB_ROOT/})"
+	echo "lab-up: cluster $name is ready: kubectl context $ctx"
 	if [ "$name" = opslab ]; then
+		kubectl_advice
 		cat <<EON
 Next:
+  export PATH=$(printf %q "$LAB_BIN"):\$PATH   # the course's kubectl $KUBE_VERSION (or: eval "\$(make -s env)")
   kubectl config use-context $ctx   # or pass --context $ctx
   kubectl get nodes -L topology.kubernetes.io/zone,opslab.dev/pool
   open chapters/01-pdb/README.md and follow its lab; make check-chapter-1 tells you where you stand

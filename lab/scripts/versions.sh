@@ -26,3 +26,20 @@ kwokctl_create() {
 		--kwok-controller-binary "$LAB_BIN/kwok" \
 		--etcd-binary "$LAB_BIN/etcd" "$@"
 }
+
+# kubectl_advice says, on stderr, when the kubectl a learner's shell runs is
+# not the course's: none at all, or another version, which may be several
+# minor versions away from the server. It reads the shell's own PATH from
+# OPSLAB_USER_PATH (the Makefile saves it before putting $LAB_BIN first).
+kubectl_advice() {
+	local found version
+	found=$(PATH=${OPSLAB_USER_PATH:-$PATH} command -v kubectl || true)
+	if [ -z "$found" ]; then
+		echo "note: your shell has no kubectl; put the course's first on your PATH with: eval \"\$(make -s env)\"" >&2
+		return 0
+	fi
+	[ "$found" -ef "$LAB_BIN/kubectl" ] && return 0
+	version=$("$found" version --client 2>/dev/null | sed -n 's/^Client Version: //p' | head -n 1)
+	[ "$version" = "$KUBE_VERSION" ] && return 0
+	echo "warning: your shell's kubectl ($found, ${version:-version unknown}) is not the course's ($KUBE_VERSION); put the course's first on your PATH with: eval \"\$(make -s env)\"" >&2
+}

@@ -4,6 +4,9 @@
 # with room for one disruption under a budget that still protects it).
 # It can be run again: it starts by making the chapter's nodes schedulable.
 set -euo pipefail
+# The course's kubectl, whatever else is on the PATH (see make env).
+. "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
+export PATH=$LAB_BIN:$PATH
 
 ctx="${OPSLAB_CONTEXT:-kwok-opslab}"
 lab="$(cd "$(dirname "$0")" && pwd)"

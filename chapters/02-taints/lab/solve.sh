@@ -5,6 +5,9 @@
 # pods to be Ready, twin-0s and link-20s to be gone, db to roll out. Its
 # last step runs the reference answer to the exercise, lab/mytimetable.
 set -euo pipefail
+# The course's kubectl, whatever else is on the PATH (see make env).
+. "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
+export PATH=$LAB_BIN:$PATH
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
 lab=chapters/02-taints/lab

@@ -6,6 +6,9 @@
 # every request it sends as the lab's accounts is refused (403) after the
 # server has classified it.
 set -euo pipefail
+# The course's kubectl, whatever else is on the PATH (see make env).
+. "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
+export PATH=$LAB_BIN:$PATH
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
 lab=chapters/03-apf/lab

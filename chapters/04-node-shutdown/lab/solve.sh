@@ -10,6 +10,9 @@
 #
 # It is idempotent: run again on a solved cluster, it changes nothing.
 set -euo pipefail
+# The course's kubectl, whatever else is on the PATH (see make env).
+. "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
+export PATH=$LAB_BIN:$PATH
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
