@@ -93,7 +93,7 @@ func readObjects(t *testing.T, file string) []object {
 	return out
 }
 
-func TestNodesSpanTwoZonesWithAPoolPerChapter(t *testing.T) {
+func TestNodesSpanTwoZonesWithAPoolPerPodChapter(t *testing.T) {
 	zones, pools := map[string]int{}, map[string]int{}
 	nodes := readObjects(t, "nodes.yaml")
 	for _, n := range nodes {
