@@ -29,20 +29,40 @@
     dark.addEventListener("change", label);
   }
 
-  // Menu: the sidebar slides in on small screens.
+  // Menu: on small screens the sidebar slides in over the content. Open, it
+  // takes the focus and everything behind it is inert, so Tab stays in the
+  // menu; Escape, the button or a click outside closes it and gives the
+  // focus back to the button. Closed, the stylesheet hides it (visibility),
+  // so its links are no Tab stops.
   var menu = document.getElementById("opslab-menu-toggle");
   var sidebar = document.getElementById("opslab-sidebar");
   if (menu && sidebar) {
-    menu.addEventListener("click", function () {
-      var open = document.body.classList.toggle("menu-open");
+    var small = window.matchMedia("(max-width: 60rem)");
+    var behind = Array.from(document.querySelectorAll(".skip, .brand, .search, #opslab-theme-toggle, main, footer.bottom"));
+    var isOpen = function () { return document.body.classList.contains("menu-open"); };
+    var setOpen = function (open, refocus) {
+      document.body.classList.toggle("menu-open", open);
       menu.setAttribute("aria-expanded", open ? "true" : "false");
-    });
-    sidebar.addEventListener("click", function (e) {
-      if (e.target.closest("a")) {
-        document.body.classList.remove("menu-open");
-        menu.setAttribute("aria-expanded", "false");
+      behind.forEach(function (e) { e.inert = open; });
+      if (open) {
+        var first = sidebar.querySelector('a[aria-current="page"]') || sidebar.querySelector("a");
+        if (first) first.focus();
+      } else if (refocus) {
+        menu.focus();
       }
+    };
+    menu.addEventListener("click", function () { setOpen(!isOpen(), true); });
+    sidebar.addEventListener("click", function (e) {
+      // A link leads away or to a heading: the focus follows it.
+      if (e.target.closest("a")) setOpen(false, false);
     });
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && isOpen()) { e.preventDefault(); setOpen(false, true); }
+    });
+    document.addEventListener("click", function (e) {
+      if (isOpen() && !sidebar.contains(e.target) && !menu.contains(e.target)) setOpen(false, true);
+    });
+    small.addEventListener("change", function () { if (!small.matches && isOpen()) setOpen(false, false); });
   }
 
   // Search: terms are words (lower case) and, for Chinese and Japanese, pairs

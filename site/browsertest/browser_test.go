@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/opslab/opslab/site"
 )
@@ -400,10 +401,7 @@ func TestCourse(t *testing.T) {
 			})
 
 			t.Run("menu on a phone", func(t *testing.T) {
-				if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2))); err != nil {
-					t.Fatal(err)
-				}
-				defer chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900))
+				phone(t, ctx, 390)
 				open(t, ctx, srv.URL+"/"+chapters[0])
 				left := func() float64 {
 					return eval[float64](t, ctx, `document.getElementById("opslab-sidebar").getBoundingClientRect().right`)
@@ -411,17 +409,71 @@ func TestCourse(t *testing.T) {
 				if r := left(); r > 0 {
 					t.Errorf("on a phone the sidebar is shown before the menu is opened (right edge at %.0f)", r)
 				}
-				if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
-					wide := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > 391 && (!e.closest("pre") || e.tagName === "PRE")).slice(0, 5).map(e => e.tagName + "." + e.className + " in " + e.parentElement.tagName + "." + e.parentElement.className + " " + Math.round(e.getBoundingClientRect().right))`)
-					t.Errorf("on a phone the page is %.0f px wide, wider than the screen; too wide: %q", w, wide)
+				notWider(t, ctx, 390)
+				// Closed, the sidebar's links are no Tab stops.
+				for _, stop := range tabStops(t, ctx, 12) {
+					if strings.HasPrefix(stop, "nav#opslab-sidebar") {
+						t.Errorf("with the menu closed, Tab reaches %s", stop)
+					}
 				}
-				if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("opslab-menu-toggle"))); err != nil {
+				// Opened from the keyboard, the menu takes the focus.
+				if err := chromedp.Do(ctx, chromedp.Focus(chromedp.ID("opslab-menu-toggle")), chromedp.KeyEvent("\r")); err != nil {
 					t.Fatal(err)
 				}
 				poll(t, ctx, "the sidebar slides in", `document.getElementById("opslab-sidebar").getBoundingClientRect().left >= 0`)
 				if got := eval[string](t, ctx, `document.getElementById("opslab-menu-toggle").getAttribute("aria-expanded")`); got != "true" {
 					t.Errorf("menu button aria-expanded = %s, want true", got)
 				}
+				if got := eval[string](t, ctx, `document.activeElement.closest("nav")?.id ?? document.activeElement.tagName`); got != "opslab-sidebar" {
+					t.Errorf("the open menu leaves the focus on %s, want a link in it", got)
+				}
+				if got := eval[string](t, ctx, `document.activeElement.getAttribute("aria-current") ?? ""`); got != "page" {
+					t.Errorf("the open menu focuses %q, want the current page's link", eval[string](t, ctx, `document.activeElement.textContent`))
+				}
+				// The content behind is inert: Tab goes round the menu and its button.
+				for _, stop := range tabStops(t, ctx, 40) {
+					// (body: the focus left the page for the browser's own controls.)
+					if !strings.HasPrefix(stop, "nav#opslab-sidebar") && !strings.HasPrefix(stop, "header button#opslab-menu-toggle") && !strings.HasPrefix(stop, "body") {
+						t.Errorf("with the menu open, Tab reaches %s behind it", stop)
+						break
+					}
+				}
+				// Escape closes it and gives the focus back to the button.
+				if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#opslab-sidebar a")), chromedp.KeyEvent(kb.Escape)); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "Escape closes the menu", `document.getElementById("opslab-menu-toggle").getAttribute("aria-expanded") === "false" && getComputedStyle(document.getElementById("opslab-sidebar")).visibility === "hidden"`)
+				if got := eval[string](t, ctx, `document.activeElement.id`); got != "opslab-menu-toggle" {
+					t.Errorf("after Escape the focus is on %q, want the menu button", got)
+				}
+				if inert := eval[bool](t, ctx, `document.querySelector("main").inert`); inert {
+					t.Errorf("after the menu closed the content is still inert")
+				}
+			})
+
+			t.Run("without JavaScript a phone reaches every page", func(t *testing.T) {
+				phone(t, ctx, 390)
+				if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+					t.Fatal(err)
+				}
+				defer chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+chapters[0])); err != nil {
+					t.Fatal(err)
+				}
+				for _, sel := range []string{"#opslab-menu-toggle", "#opslab-search-input"} {
+					if eval[bool](t, ctx, fmt.Sprintf(`document.querySelector(%q).checkVisibility({visibilityProperty: true})`, sel)) {
+						t.Errorf("without JavaScript %s shows and can do nothing", sel)
+					}
+				}
+				for _, ch := range chapters {
+					js := fmt.Sprintf(`(() => { const a = Array.from(document.querySelectorAll("#opslab-sidebar a")).find(a => a.href === new URL(%q, location.origin + "/").href);
+						if (!a) return "missing"; const r = a.getBoundingClientRect();
+						return a.checkVisibility({visibilityProperty: true}) && r.left >= 0 && r.right <= innerWidth ? "" : "hidden at " + Math.round(r.left) })()`, ch)
+					if why := eval[string](t, ctx, js); why != "" {
+						t.Errorf("without JavaScript, the link to %s is %s", ch, why)
+					}
+				}
+				notWider(t, ctx, 390)
 			})
 
 			if tc.screenshot != "" {
@@ -474,4 +526,40 @@ func TestWatcherSeesErrors(t *testing.T) {
 		t.Errorf("the console watch saw %q, want the policy's refusals", msgs)
 	}
 	_ = url.Parse
+}
+
+// phone shows the next pages on a phone's screen, width px wide, until the
+// test ends.
+func phone(t *testing.T, ctx context.Context, width int64) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 844, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)) })
+}
+
+// notWider fails when the page scrolls sideways on a screen width px wide,
+// naming the widest elements.
+func notWider(t *testing.T, ctx context.Context, width int) {
+	t.Helper()
+	if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > float64(width) {
+		wide := eval[[]string](t, ctx, fmt.Sprintf(`Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > %d && (!e.closest("pre") || e.tagName === "PRE")).slice(0, 5).map(e => e.tagName + "." + e.className + " in " + e.parentElement.tagName + "." + e.parentElement.className + " " + Math.round(e.getBoundingClientRect().right))`, width+1))
+		t.Errorf("%s on a %d px screen is %.0f px wide; too wide: %q", eval[string](t, ctx, `location.pathname`), width, w, wide)
+	}
+}
+
+// tabStops presses Tab n times and returns where the focus landed each
+// time: the landmark or header it is in, then the element.
+func tabStops(t *testing.T, ctx context.Context, n int) []string {
+	t.Helper()
+	var stops []string
+	for range n {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatal(err)
+		}
+		stops = append(stops, eval[string](t, ctx, `(() => { const a = document.activeElement, l = a.closest("nav, main, header, footer");
+			const name = e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "");
+			return (l && l !== a ? name(l) + " " : "") + name(a) + " " + (a.textContent || "").trim().slice(0, 30) })()`))
+	}
+	return stops
 }

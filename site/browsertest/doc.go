@@ -9,8 +9,10 @@
 // the sidebar navigates, that search finds a word only chapter 1 has (and
 // Japanese text), that code is highlighted, that the theme follows the
 // system until the reader toggles it and is remembered then, that printing
-// leaves the navigation out, and that the menu works on a phone's screen. A
-// screenshot of chapter 1 is written to .artifacts/ at the repository root.
+// leaves the navigation out, and that the menu works on a phone's screen
+// by keyboard (closed, its links are no Tab stops; open, it takes the focus,
+// the content behind is inert, and Escape closes it and gives the focus
+// back) and without JavaScript (the pages are listed instead). A screenshot of chapter 1 is written to .artifacts/ at the repository root.
 //
 // TestDemos starts each chapter's demo from the keyboard, checks that every
 // control is labelled, clicks through it and asserts what the chapter's
