@@ -1,72 +1,85 @@
 // Package apfcheck holds the lab checks of chapter 3 (API Priority and
-// Fairness). They ask the API server itself how it classifies requests:
-// they send requests as the lab's service accounts (impersonation, so the
-// grader's credentials need the impersonate permission, as a cluster
-// administrator has) and read the X-Kubernetes-PF-FlowSchema-UID and
-// X-Kubernetes-PF-PriorityLevel-UID headers, which arrive even when the
-// request itself is forbidden; they read seats from
-// apiserver_flowcontrol_nominal_limit_seats and dangling schemas from the
-// status the server wrote. The requests are reads, and would be dry-run if
-// they were not, so the checks change nothing.
+// Fairness). They judge where the API server puts traffic, not what the
+// objects say it should do:
+//
+//   - the runaway operator's traffic: every kind of request it made, read
+//     from the audit log (the policy keeps every request of apf-lab's
+//     accounts, reads included), together with the kinds the lab's
+//     operator is known to make (package runaway), which are all there is
+//     to go on when no log is reachable;
+//   - where each kind goes: the checks send it again as the operator, by
+//     impersonation, and read the X-Kubernetes-PF-FlowSchema-UID and
+//     X-Kubernetes-PF-PriorityLevel-UID headers, which arrive even when the
+//     request itself is forbidden;
+//   - that nothing else goes there: the same requests sent as two bystander
+//     accounts, and the control plane's senders and requests (from the
+//     audit log and a known list) classified by the chapter's model, which
+//     the chapter's differential proves against the server, fed the
+//     cluster's objects. A model's answer for a request the server was also
+//     asked must equal the server's, or the check asks to be run again.
+//     Controllers are never impersonated, since that would give the grader
+//     their powers;
+//   - seats from apiserver_flowcontrol_nominal_limit_seats and dangling
+//     schemas from the objects and the status the server wrote.
+//
+// The requests are reads, or writes with dryRun=All, and every one is sent
+// as an account without permissions, so the checks change nothing. The
+// grader's credentials need the impersonate permission for the accounts
+// named here (labcheck/rbac/grader.yaml).
 //
 // Importing the package registers its checks with labcheck.
 package apfcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	flowcontrol "k8s.io/api/flowcontrol/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck"
 )
 
 // The lab's names.
 const (
-	Namespace = "apf-lab"
-	Runaway   = "runaway-operator"
+	Namespace = runaway.Namespace
+	Runaway   = runaway.Account
 	TieProbe  = "tie-probe"
 )
 
-// RunawayRequest is what the checks send as the runaway operator: a list
-// of config maps in its namespace, the kind of call a controller without a
-// cache repeats.
-var RunawayRequest = apf.Request{
-	User:     apf.ServiceAccountUser(Namespace, Runaway),
-	Verb:     "list",
-	Resource: "configmaps", Namespace: Namespace,
-}
-
-// TieRequest is what the checks send as the account of the tie experiment.
-var TieRequest = apf.Request{
-	User:     apf.ServiceAccountUser(Namespace, TieProbe),
-	Verb:     "get",
-	Resource: "pods", Namespace: Namespace,
-}
+// operatorCommand is how a learner starts the lab's runaway operator.
+const operatorCommand = "go run ./chapters/03-apf/cmd/runaway-operator"
 
 func init() {
 	labcheck.Register(labcheck.Check{
 		Chapter: 3, ID: "apf-runaway-isolated", Points: 2,
-		Title: "the API server puts the runaway operator's requests in a level of their own",
+		Title: "the API server puts all of the runaway operator's requests, and no one else's, in a level of their own",
 		Claim: "one narrow level and one schema isolate a runaway operator",
-		Reads: "the X-Kubernetes-PF-* headers of a request sent as system:serviceaccount:apf-lab:runaway-operator; the FlowSchemas and levels they name",
+		Reads: "every kind of request apf-lab/runaway-operator made (audit log; else the operator's known list), sent again as it by impersonation (writes dry-run) for the X-Kubernetes-PF-* headers; " +
+			"the same requests as two bystander accounts; the control plane's senders and requests (audit log and a known list) classified by the chapter's model on the cluster's FlowSchemas and levels",
 		Hints: []string{
-			"Create a Limited PriorityLevelConfiguration for the operator, and a FlowSchema whose subject is the service account apf-lab/runaway-operator.",
-			"The schema must come before service-accounts (precedence 9000): give it a lower matchingPrecedence, such as 500.",
+			"Create a Limited PriorityLevelConfiguration for the operator, and a FlowSchema whose only subject is the service account apf-lab/runaway-operator, with rules for every verb and resource, at cluster scope and in every namespace, and for non-resource paths.",
+			"The schema must come before service-accounts (precedence 9000): give it a lower matchingPrecedence, such as 500. Run the operator (" + operatorCommand + ") to see where each of its requests goes.",
 			"Apply the lab's manifests: kubectl apply -f chapters/03-apf/lab/runaway-level.yaml -f chapters/03-apf/lab/runaway-schema.yaml",
 		},
 		Run: checkIsolated,
 	})
 	labcheck.Register(labcheck.Check{
 		Chapter: 3, ID: "apf-runaway-level-narrow", Points: 1,
-		Title: "the runaway operator's level has fewer seats than workload-low, where it used to go",
+		Title: "the runaway operator's level has fewer seats than workload-low, where it used to go, and holds no one else",
 		Claim: "a narrow level contains a runaway: its seats come from its shares",
-		Reads: "the level the server chose for the runaway operator; apiserver_flowcontrol_nominal_limit_seats from /metrics",
+		Reads: "the levels the server chose for every kind of request of the runaway operator, and the model's levels for other senders, as apf-runaway-isolated reads them; apiserver_flowcontrol_nominal_limit_seats from /metrics",
 		Hints: []string{
 			"Seats come from nominalConcurrencyShares: a level with 5 shares gets about 12 of 600 seats.",
 			"kubectl get --raw /metrics | grep apiserver_flowcontrol_nominal_limit_seats shows each level's seats.",
@@ -77,21 +90,22 @@ func init() {
 		Chapter: 3, ID: "apf-tie-by-name", Points: 1,
 		Title: "two schemas of equal precedence match apf-lab/tie-probe, and the server picked the first by name",
 		Claim: "equal precedence falls back to name order",
-		Reads: "the X-Kubernetes-PF-FlowSchema-UID header of a request sent as system:serviceaccount:apf-lab:tie-probe; the FlowSchemas that match it",
+		Reads: "the X-Kubernetes-PF-FlowSchema-UID header of three kinds of request sent as system:serviceaccount:apf-lab:tie-probe; the FlowSchemas that match each; the model's schemas for other senders",
 		Hints: []string{
-			"Create two FlowSchemas with the same matchingPrecedence whose subject is the service account apf-lab/tie-probe.",
+			"Create two FlowSchemas with the same matchingPrecedence whose only subject is the service account apf-lab/tie-probe, for every verb and resource in every namespace.",
 			"Apply the lab's manifest: kubectl apply -f chapters/03-apf/lab/tie.yaml",
 		},
 		Run: checkTie,
 	})
 	labcheck.Register(labcheck.Check{
 		Chapter: 3, ID: "apf-nothing-exempt-or-dangling", Points: 1,
-		Title: "no schema you added sends requests to exempt or dangles",
+		Title: "no schema you added sends requests to exempt or dangles, and yours takes the runaway operator",
 		Claim: "exempt removes the server's protection; a schema naming a missing level is silently ignored",
-		Reads: "the FlowSchemas beyond the defaults, the levels they name, and their Dangling status condition",
+		Reads: "the FlowSchemas beyond the defaults, the levels they name, and their Dangling status condition; the schemas the server chose for the runaway operator's requests",
 		Hints: []string{
 			"kubectl get flowschemas shows MISSINGPL True for a schema whose level does not exist: fix the level's name.",
 			exemptHint,
+			takeHint,
 		},
 		Run: checkNoExemptNoDangling,
 	})
@@ -100,6 +114,10 @@ func init() {
 // exemptHint is the second staged hint of apf-nothing-exempt-or-dangling,
 // and the first one shown when the failure is a schema pointing at exempt.
 const exemptHint = "A schema pointing at the exempt level turns off every limit for its requests: point it at a Limited level."
+
+// takeHint is shown when none of the learner's schemas takes the runaway
+// operator: there is nothing of the lab for the check to judge.
+const takeHint = "This check judges the schemas you added for the lab: first give the runaway operator a schema and a level of its own (apf-runaway-isolated)."
 
 // isDefaultSchema and isDefaultLevel report whether an object is one of
 // those the API server creates itself.
@@ -113,205 +131,343 @@ func isDefaultLevel(name string) bool {
 		func(pl *flowcontrol.PriorityLevelConfiguration) bool { return pl.Name == name })
 }
 
-// served is what the server said about one request, with the UIDs mapped
-// to the objects.
-type served struct {
-	probe  apfclient.Probe
-	schema *flowcontrol.FlowSchema
-	level  *flowcontrol.PriorityLevelConfiguration
+// newCluster is the classification of a new cluster: the server's own
+// schemas and levels only. A request's level there is the one it must
+// keep when a learner adds schemas for the lab's accounts.
+var newCluster = sync.OnceValue(func() *apf.Config {
+	var fss []*flowcontrol.FlowSchema
+	fss = append(fss, bootstrap.MandatoryFlowSchemas...)
+	fss = append(fss, bootstrap.SuggestedFlowSchemas...)
+	var pls []*flowcontrol.PriorityLevelConfiguration
+	pls = append(pls, bootstrap.MandatoryPriorityLevelConfigurations...)
+	pls = append(pls, bootstrap.SuggestedPriorityLevelConfigurations...)
+	c, err := apf.NewConfig(fss, pls)
+	if err != nil {
+		panic(fmt.Sprintf("the server's own APF objects: %v", err))
+	}
+	return c
+})
+
+// errStale says the server named an object that was not in the list the
+// check read a moment before: the learner is changing the configuration.
+var errStale = errors.New("the server named a schema or level that was not there a moment ago; run the check again")
+
+// A view is what the checks saw of the cluster's classification.
+type view struct {
+	objs apfclient.Objects
+	cfg  *apf.Config
+
+	runaway []Route // each kind of the operator's requests, as the server placed it
+	others  []Other // bystanders by the server, the control plane by the model
+
+	// disagree lists requests the server placed elsewhere than the model
+	// fed the same objects: the server has not taken the latest objects.
+	disagree []string
+	// evidence says where the kinds of request came from and where the
+	// others' requests went; routes has a line per request of the
+	// operator, which checks about other things sum up in one line.
+	evidence []string
+	routes   []string
 }
 
-func (s served) String() string {
-	name := func(found bool, n, uid string) string {
-		if !found {
-			return fmt.Sprintf("unknown (UID %q)", uid)
+func (v *view) seen(format string, args ...any) {
+	v.evidence = append(v.evidence, fmt.Sprintf(format, args...))
+}
+
+// result attaches the view's evidence to a judge's result, after the
+// check's own lines, with a line per request of the operator or, unless
+// perRequest, one line for all. It replaces the result when the server
+// and the model disagree: the model's answers for the control plane are
+// worth nothing then.
+func (v *view) result(res labcheck.Result, perRequest bool, own ...string) labcheck.Result {
+	if len(v.disagree) > 0 {
+		res = labcheck.Failf("the server classified %s, not as its FlowSchemas say: it has not taken the latest change yet; run the check again in a few seconds", v.disagree[0])
+		own = append(own, v.disagree...)
+	}
+	res.Evidence = append(res.Evidence, own...)
+	if perRequest {
+		res.Evidence = append(res.Evidence, v.routes...)
+	} else {
+		var order []string
+		where := map[string]int{}
+		for _, r := range v.runaway {
+			k := r.Schema + " → " + r.Level
+			order = appendNew(order, k)
+			where[k]++
 		}
-		return n
+		var parts []string
+		for _, k := range order {
+			parts = append(parts, fmt.Sprintf("%d through %s", where[k], k))
+		}
+		res.Evidence = append(res.Evidence, fmt.Sprintf("as %s, by the server, %d kinds of request: %s", runaway.User, len(v.runaway), strings.Join(parts, ", ")))
 	}
-	fs, pl := "", ""
-	if s.schema != nil {
-		fs = fmt.Sprintf("%s (precedence %d)", s.schema.Name, s.schema.Spec.MatchingPrecedence)
-	}
-	if s.level != nil {
-		pl = fmt.Sprintf("%s (%s)", s.level.Name, s.level.Spec.Type)
-	}
-	return fmt.Sprintf("HTTP %d, FlowSchema %s, PriorityLevel %s", s.probe.Status,
-		name(s.schema != nil, fs, s.probe.FlowSchemaUID), name(s.level != nil, pl, s.probe.LevelUID))
+	res.Evidence = append(res.Evidence, v.evidence...)
+	return res
 }
 
-// send sends r as its user and maps the headers to objects of objs.
-func send(ctx context.Context, c *labcheck.Cluster, objs apfclient.Objects, r apf.Request) (served, error) {
+// observe reads the objects, gathers the runaway operator's kinds of
+// request and the other senders' requests, and finds where each goes.
+func observe(ctx context.Context, c *labcheck.Cluster) (*view, error) {
+	objs, err := apfclient.Load(ctx, c.Kube)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := objs.Config()
+	if err != nil {
+		return nil, err
+	}
+	v := &view{objs: objs, cfg: cfg}
+
+	kindsOfRunaway, controlSenders, controlReqs := v.traffic(ctx, c)
+	for _, r := range kindsOfRunaway {
+		r.User = runaway.User
+		rt, err := v.probe(ctx, c, r)
+		if err != nil {
+			return nil, err
+		}
+		v.runaway = append(v.runaway, rt)
+		v.routes = append(v.routes, rt.String())
+	}
+	// The control plane first: a schema that takes it is the worse news.
+	reqs := kinds(kindsOfRunaway, ControlPlaneRequests, controlReqs)
+	var taken []string
+	levels := map[string]int{}
+	for _, s := range controlSenders {
+		for _, r := range reqs {
+			r.User, r.Groups = s.User, s.Groups
+			cls := cfg.Classify(r)
+			o := Other{Route: Route{Request: r, Schema: cls.Schema.Name, Precedence: cls.Schema.Spec.MatchingPrecedence,
+				Level: cls.Level.Name, Exempt: cls.Level.Spec.Type == flowcontrol.PriorityLevelEnablementExempt, ByModel: true},
+				Was: newCluster().Classify(r).Level.Name}
+			v.others = append(v.others, o)
+			levels[o.Level]++
+			if o.taken() {
+				taken = append(taken, o.String())
+			}
+		}
+	}
+	if len(taken) == 0 {
+		v.seen("the control plane, by the model: %d senders × %d kinds of request keep the levels of a new cluster (%s)", len(controlSenders), len(reqs), counts(levels))
+	} else {
+		v.seen("the control plane, by the model: %d of %d requests taken, such as %s", len(taken), len(controlSenders)*len(reqs), strings.Join(taken[:min(3, len(taken))], "; "))
+	}
+	for _, user := range Bystanders {
+		var moved []string
+		for _, r := range kindsOfRunaway {
+			r.User = user
+			rt, err := v.probe(ctx, c, r)
+			if err != nil {
+				return nil, err
+			}
+			o := Other{Route: rt, Was: newCluster().Classify(rt.Request).Level.Name}
+			v.others = append(v.others, o)
+			if o.taken() {
+				moved = append(moved, o.String())
+			}
+		}
+		if len(moved) == 0 {
+			v.seen("as %s, by the server: the same %d kinds of request keep the levels of a new cluster", user, len(kindsOfRunaway))
+		} else {
+			v.seen("as %s, by the server, %d of %d taken: %s", user, len(moved), len(kindsOfRunaway), strings.Join(moved, "; "))
+		}
+	}
+	return v, nil
+}
+
+// traffic returns the kinds of request of the runaway operator, and the
+// control plane's senders and requests, from the audit log since the
+// lab's namespace was created and from the known lists, and says in the
+// evidence which it used.
+func (v *view) traffic(ctx context.Context, c *labcheck.Cluster) (runawayKinds []apf.Request, senders []Sender, reqs []apf.Request) {
+	known := len(KnownRunawayRequests)
+	ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+	log := c.Audit()
+	switch {
+	case log == nil:
+		v.seen("no audit log (%s): judged from the operator's %d known kinds of request and the control plane's known senders and requests", strings.TrimSuffix(c.NoAudit, "."), known)
+		return KnownRunawayRequests, ControlPlane, nil
+	case err != nil:
+		why := err.Error()
+		if apierrors.IsNotFound(err) {
+			why = "it does not exist"
+		}
+		v.seen("audit log: no lab traffic to read, since namespace %s cannot be read (%s): judged from the operator's %d known kinds of request", Namespace, why, known)
+		return KnownRunawayRequests, ControlPlane, nil
+	}
+	start := ns.CreationTimestamp.Time
+	events := since(log, start)
+	traffic := operatorTraffic(events)
+	senders, reqs = controlPlaneTraffic(events)
+	covered := ""
+	if !log.Covers(start) {
+		covered = " (the log begins after that)"
+	}
+	at := start.UTC().Format(time.TimeOnly)
+	if len(traffic) == 0 {
+		v.seen("audit log: no request of %s under its own token since %s was created at %s%s (%s sends some): judged from its %d known kinds of request",
+			runaway.User, Namespace, at, covered, operatorCommand, known)
+	} else {
+		found := kinds(traffic)
+		v.seen("audit log: %d requests of %s under its own token since %s was created at %s%s, of %d kinds; with its %d known kinds, %d kinds judged",
+			len(traffic), runaway.User, Namespace, at, covered, len(found), known, len(kinds(found, KnownRunawayRequests)))
+	}
+	v.seen("audit log: %d requests of the control plane since %s", len(reqs), at)
+	return kinds(traffic, KnownRunawayRequests), senders, reqs
+}
+
+// probe sends r as its user, by impersonation, and returns where the
+// server put it. The model's classification of the same request must
+// agree; where it does not, the view notes it.
+func (v *view) probe(ctx context.Context, c *labcheck.Cluster, r apf.Request) (Route, error) {
 	p, err := apfclient.Send(ctx, c.Config, r)
 	if err != nil {
-		return served{}, fmt.Errorf("sending %s as %s: %w", r.Verb, r.User, err)
+		return Route{}, fmt.Errorf("sending %s as %s: %w", apfclient.Describe(r), r.User, err)
 	}
 	if p.FlowSchemaUID == "" {
-		return served{}, fmt.Errorf("the server answered HTTP %d without X-Kubernetes-PF-FlowSchema-UID: is API Priority and Fairness on, and may you impersonate %s?", p.Status, r.User)
+		return Route{}, fmt.Errorf("the server answered %s as %s with HTTP %d and no X-Kubernetes-PF-FlowSchema-UID: is API Priority and Fairness on, and may you impersonate %s?", apfclient.Describe(r), r.User, p.Status, r.User)
 	}
-	s := served{probe: p}
-	for _, fs := range objs.Schemas {
+	seen, err := apfclient.Seen(r)
+	if err != nil {
+		return Route{}, err
+	}
+	seen.Groups = apf.Impersonated(r.User, r.Groups)
+	rt := Route{Request: seen}
+	for _, fs := range v.objs.Schemas {
 		if string(fs.UID) == p.FlowSchemaUID {
-			s.schema = fs
+			rt.Schema, rt.Precedence = fs.Name, fs.Spec.MatchingPrecedence
 		}
 	}
-	for _, pl := range objs.Levels {
+	for _, pl := range v.objs.Levels {
 		if string(pl.UID) == p.LevelUID {
-			s.level = pl
+			rt.Level, rt.Exempt = pl.Name, pl.Spec.Type == flowcontrol.PriorityLevelEnablementExempt
 		}
 	}
-	return s, nil
+	if rt.Schema == "" || rt.Level == "" {
+		return Route{}, errStale
+	}
+	if m := v.cfg.Classify(seen); m.Schema.Name != rt.Schema || m.Level.Name != rt.Level {
+		v.disagree = append(v.disagree, fmt.Sprintf("%s as %s into %s and %s, where the model says %s and %s",
+			apfclient.Describe(seen), r.User, rt.Schema, rt.Level, m.Schema.Name, m.Level.Name))
+	}
+	return rt, nil
 }
 
-func load(ctx context.Context, c *labcheck.Cluster) (apfclient.Objects, error) {
-	return apfclient.Load(ctx, c.Kube)
+// counts prints how many requests went to each level: "exempt 45, workload-high 120".
+func counts(m map[string]int) string {
+	var names []string
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", n, m[n]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// stale turns errStale into a failed result, which asks the learner to run
+// the check again, and passes any other error on.
+func stale(err error) (labcheck.Result, error) {
+	if errors.Is(err, errStale) {
+		return labcheck.Failf("%v", err), nil
+	}
+	return labcheck.Result{}, err
 }
 
 func checkIsolated(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
-	objs, err := load(ctx, c)
+	v, err := observe(ctx, c)
 	if err != nil {
-		return labcheck.Result{}, err
+		return stale(err)
 	}
-	s, err := send(ctx, c, objs, RunawayRequest)
-	if err != nil {
-		return labcheck.Result{}, err
-	}
-	var res labcheck.Result
-	switch {
-	case s.schema == nil || s.level == nil:
-		res = labcheck.Failf("the server named a schema or level that was not there a moment ago; run the check again")
-	case isDefaultSchema(s.schema.Name):
-		res = labcheck.Failf("the runaway operator's requests still go to the default schema %s and level %s", s.schema.Name, s.level.Name)
-	case s.level.Spec.Type == flowcontrol.PriorityLevelEnablementExempt:
-		res = labcheck.Failf("the runaway operator's requests go to exempt through %s: nothing limits them now", s.schema.Name)
-	case isDefaultLevel(s.level.Name):
-		res = labcheck.Failf("schema %s takes the runaway operator, but sends it to the shared level %s, not a level of its own", s.schema.Name, s.level.Name)
-	default:
-		res = labcheck.Passf("the server classified the runaway operator's request with %s into its own level %s", s.schema.Name, s.level.Name)
-	}
-	res.Seen("list configmaps -n %s as %s: %s", Namespace, RunawayRequest.User, s)
-	return res, nil
+	return v.result(judgeIsolated(v.runaway, v.others), true), nil
 }
 
 func checkNarrow(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
-	objs, err := load(ctx, c)
+	v, err := observe(ctx, c)
 	if err != nil {
-		return labcheck.Result{}, err
-	}
-	s, err := send(ctx, c, objs, RunawayRequest)
-	if err != nil {
-		return labcheck.Result{}, err
+		return stale(err)
 	}
 	seats, err := apfclient.NominalSeats(ctx, c.Kube)
 	if err != nil {
 		return labcheck.Result{}, err
 	}
 	const before = "workload-low"
-	var res labcheck.Result
-	switch {
-	case s.level == nil:
-		res = labcheck.Failf("the server named a level that was not there a moment ago; run the check again")
-	case isDefaultLevel(s.level.Name) || s.level.Spec.Type != flowcontrol.PriorityLevelEnablementLimited:
-		res = labcheck.Failf("the runaway operator's requests go to %s, not to a Limited level of their own", s.level.Name)
-	default:
-		mine, ok := seats[s.level.Name]
-		switch {
-		case !ok:
-			res = labcheck.Failf("the server reports no seats for %s yet; run the check again in a few seconds", s.level.Name)
-		case mine >= seats[before]:
-			res = labcheck.Failf("%s has %d seats, no fewer than %s's %d: lower its nominalConcurrencyShares", s.level.Name, mine, before, seats[before])
-		default:
-			res = labcheck.Passf("%s has %d nominal seats, against %d for %s", s.level.Name, mine, seats[before], before)
-		}
-		res.Seen("apiserver_flowcontrol_nominal_limit_seats{priority_level=%q} %d", s.level.Name, mine)
+	levels := []string{before}
+	for _, r := range v.runaway {
+		levels = appendNew(levels, r.Level)
 	}
-	res.Seen("apiserver_flowcontrol_nominal_limit_seats{priority_level=%q} %d", before, seats[before])
-	res.Seen("list configmaps -n %s as %s: %s", Namespace, RunawayRequest.User, s)
-	return res, nil
+	var lines []string
+	for _, l := range levels {
+		if n, ok := seats[l]; ok {
+			lines = append(lines, fmt.Sprintf("apiserver_flowcontrol_nominal_limit_seats{priority_level=%q} %d", l, n))
+		}
+	}
+	return v.result(judgeNarrow(v.runaway, v.others, seats, before), false, lines...), nil
 }
 
 func checkTie(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
-	objs, err := load(ctx, c)
+	v, err := observe(ctx, c)
 	if err != nil {
-		return labcheck.Result{}, err
+		return stale(err)
 	}
-	s, err := send(ctx, c, objs, TieRequest)
-	if err != nil {
-		return labcheck.Result{}, err
-	}
-	cfg, err := objs.Config()
-	if err != nil {
-		return labcheck.Result{}, err
-	}
-	r := TieRequest
-	r.Groups = apf.Impersonated(r.User, nil)
-	var tied []string
-	if s.schema != nil {
-		for _, fs := range cfg.Matching(r) {
-			if fs.Spec.MatchingPrecedence == s.schema.Spec.MatchingPrecedence {
-				tied = append(tied, fs.Name)
+	var ties []TieRoute
+	var lines []string
+	for _, r := range TieRequests {
+		r.User = apf.ServiceAccountUser(Namespace, TieProbe)
+		rt, err := v.probe(ctx, c, r)
+		if err != nil {
+			return stale(err)
+		}
+		t := TieRoute{Route: rt}
+		for _, fs := range v.cfg.Matching(rt.Request) {
+			if fs.Spec.MatchingPrecedence == rt.Precedence {
+				t.Tied = append(t.Tied, fs.Name)
 			}
 		}
+		ties = append(ties, t)
+		lines = append(lines, fmt.Sprintf("%s; matching at precedence %d: %s", rt, rt.Precedence, strings.Join(t.Tied, ", ")))
 	}
-	var res labcheck.Result
-	switch {
-	case s.schema == nil:
-		res = labcheck.Failf("the server named a schema that was not there a moment ago; run the check again")
-	case len(tied) < 2:
-		res = labcheck.Failf("only %s matches the tie probe at precedence %d: there is no tie yet", s.schema.Name, s.schema.Spec.MatchingPrecedence)
-	case tied[0] != s.schema.Name:
-		res = labcheck.Failf("the server picked %s although %s sorts first among the tied %s", s.schema.Name, tied[0], strings.Join(tied, ", "))
-	default:
-		res = labcheck.Passf("%s all match at precedence %d, and the server picked %s, the first by name", strings.Join(tied, ", "), s.schema.Spec.MatchingPrecedence, s.schema.Name)
-	}
-	res.Seen("get pods -n %s as %s: %s", Namespace, TieRequest.User, s)
-	return res, nil
+	return v.result(judgeTie(ties, v.others), false, lines...), nil
 }
 
 func checkNoExemptNoDangling(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
-	objs, err := load(ctx, c)
+	v, err := observe(ctx, c)
 	if err != nil {
-		return labcheck.Result{}, err
+		return stale(err)
 	}
 	levels := map[string]*flowcontrol.PriorityLevelConfiguration{}
-	for _, pl := range objs.Levels {
+	for _, pl := range v.objs.Levels {
 		levels[pl.Name] = pl
 	}
-	var res labcheck.Result
-	var added, exempt, dangling []string
-	for _, fs := range objs.SortedSchemas() {
+	modelDangling := map[string]string{}
+	for _, d := range v.cfg.Dangling {
+		modelDangling[d.Schema] = fmt.Sprintf("its level %s is missing or broken", d.Level)
+	}
+	var added []Added
+	var lines []string
+	for _, fs := range v.objs.SortedSchemas() {
 		if isDefaultSchema(fs.Name) {
 			continue
 		}
-		added = append(added, fs.Name)
-		target := fs.Spec.PriorityLevelConfiguration.Name
-		if pl := levels[target]; pl != nil && pl.Spec.Type == flowcontrol.PriorityLevelEnablementExempt {
-			exempt = append(exempt, fs.Name)
+		a := Added{Name: fs.Name, Level: fs.Spec.PriorityLevelConfiguration.Name, Dangling: modelDangling[fs.Name]}
+		if pl := levels[a.Level]; pl != nil && pl.Spec.Type == flowcontrol.PriorityLevelEnablementExempt {
+			a.Exempt = true
 		}
 		for _, cond := range fs.Status.Conditions {
 			if cond.Type == flowcontrol.FlowSchemaConditionDangling && cond.Status == flowcontrol.ConditionTrue {
-				dangling = append(dangling, fs.Name)
-				res.Seen("FlowSchema %s: condition Dangling=True, %s: %s", fs.Name, cond.Reason, cond.Message)
+				a.Dangling = cond.Message
+				lines = append(lines, fmt.Sprintf("FlowSchema %s: condition Dangling=True, %s: %s", fs.Name, cond.Reason, cond.Message))
 			}
 		}
-		res.Seen("FlowSchema %s → level %s", fs.Name, target)
+		added = append(added, a)
+		lines = append(lines, fmt.Sprintf("FlowSchema %s → level %s", fs.Name, a.Level))
 	}
-	switch {
-	case len(added) == 0:
-		return fail(res, "you have added no FlowSchema yet"), nil
-	case len(exempt) > 0:
-		f := fail(res, "requests matched by %s go to exempt, where nothing protects the server from them", strings.Join(exempt, ", "))
-		f.Hint = exemptHint
-		return f, nil
-	case len(dangling) > 0:
-		return fail(res, "the server ignores %s (status Dangling): their requests go where they went before", strings.Join(dangling, ", ")), nil
+	var takers []string
+	for _, r := range v.runaway {
+		if !isDefaultSchema(r.Schema) {
+			takers = appendNew(takers, r.Schema)
+		}
 	}
-	pass := labcheck.Passf("none of the %d schemas you added points at exempt or dangles", len(added))
-	pass.Evidence = res.Evidence
-	return pass, nil
-}
-
-func fail(res labcheck.Result, format string, args ...any) labcheck.Result {
-	f := labcheck.Failf(format, args...)
-	f.Evidence = res.Evidence
-	return f
+	return v.result(judgeExemptDangling(added, takers), false, lines...), nil
 }

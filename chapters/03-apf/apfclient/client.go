@@ -437,3 +437,27 @@ func (o Objects) SortedSchemas() []*flowcontrol.FlowSchema {
 	sort.SliceStable(out, func(i, j int) bool { return apf.Before(out[i], out[j]) })
 	return out
 }
+
+// Describe names a request without its sender, as a line of evidence
+// reads it: "list configmaps -n apf-lab", "list pods at cluster scope",
+// "get namespaces apf-lab -n apf-lab", "get /apis".
+func Describe(r apf.Request) string {
+	if !r.IsResourceRequest() {
+		return r.Verb + " " + r.Path
+	}
+	s := r.Verb + " "
+	if r.APIGroup != "" {
+		s += r.APIGroup + "/"
+	}
+	s += r.Resource
+	if r.Subresource != "" {
+		s += "/" + r.Subresource
+	}
+	if r.Name != "" {
+		s += " " + r.Name
+	}
+	if r.Namespace == "" {
+		return s + " at cluster scope"
+	}
+	return s + " -n " + r.Namespace
+}

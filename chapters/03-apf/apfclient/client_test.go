@@ -81,3 +81,23 @@ func TestSeenReadsTheRequestLine(t *testing.T) {
 		})
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		name, reason string
+		req          apf.Request
+		want         string
+	}{
+		{"namespaced", "", apf.Request{User: "u", Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, "list configmaps -n apf-lab"},
+		{"cluster scope", "a list of pods in every namespace has no namespace", apf.Request{Verb: "list", Resource: "pods"}, "list pods at cluster scope"},
+		{"group and subresource", "", apf.Request{Verb: "update", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "x", Name: "web"}, "update apps/deployments/scale web -n x"},
+		{"namespace by name", "the server files it under its own name", apf.Request{Verb: "get", Resource: "namespaces", Name: "apf-lab", Namespace: "apf-lab"}, "get namespaces apf-lab -n apf-lab"},
+		{"non-resource", "", apf.Request{Verb: "get", Path: "/apis"}, "get /apis"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Describe(tc.req); got != tc.want {
+				t.Errorf("Describe(%+v) = %q, want %q (%s)", tc.req, got, tc.want, tc.reason)
+			}
+		})
+	}
+}

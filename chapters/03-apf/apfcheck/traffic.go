@@ -1,0 +1,238 @@
+package apfcheck
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	apf "github.com/opslab/opslab/chapters/03-apf"
+	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
+	"github.com/opslab/opslab/labcheck/audit"
+)
+
+// A Sender is a user as the API server knows it after authentication: the
+// name and the groups, which is all classification reads of who sent a
+// request.
+type Sender struct {
+	User   string
+	Groups []string
+}
+
+func serviceAccount(user string) Sender { return Sender{user, apf.Impersonated(user, nil)} }
+
+// Bystanders are the accounts the checks send the runaway operator's
+// requests as, besides the operator itself: one beside it in apf-lab and
+// one in another namespace. Neither needs to exist, since classification
+// reads only names and groups, and neither has any permission. A schema
+// made for the operator must leave them where a new cluster puts them.
+var Bystanders = []string{
+	apf.ServiceAccountUser(Namespace, "bystander"),
+	apf.ServiceAccountUser("default", "bystander"),
+}
+
+// ControlPlane are the senders of the control plane that the checks judge
+// even when the audit log shows none of them: the controllers of
+// kube-controller-manager, which the lab runs with
+// --use-service-account-credentials, each under its service account in
+// kube-system; kwok-admin (group system:masters), under which the lab's
+// scheduler and kwok act; and the scheduler's and the controller manager's
+// own users on a kubeadm cluster. They are judged with the model, never
+// impersonated: impersonating a controller would give the grader its
+// powers.
+var ControlPlane = []Sender{
+	serviceAccount(audit.NodeController),
+	serviceAccount(audit.PodGC),
+	serviceAccount(audit.DisruptionController),
+	serviceAccount(audit.ReplicaSetController),
+	serviceAccount(audit.StatefulSetController),
+	serviceAccount(audit.DaemonSetController),
+	serviceAccount(audit.DeploymentController),
+	{"kwok-admin", []string{"system:masters", apf.GroupAuthenticated}},
+	{"system:kube-scheduler", []string{apf.GroupAuthenticated}},
+	{"system:kube-controller-manager", []string{apf.GroupAuthenticated}},
+}
+
+// ControlPlaneRequests are kinds of request the control plane makes in
+// the lab's namespace and at cluster scope, judged for every control-plane
+// sender besides those the audit log shows. The audit log keeps the
+// control plane's writes only, so its reads come from here.
+var ControlPlaneRequests = []apf.Request{
+	{Verb: "get", Path: "/api"},
+	{Verb: "list", Resource: "pods"},
+	{Verb: "watch", Resource: "pods"},
+	{Verb: "get", Resource: "pods", Namespace: Namespace, Name: "web"},
+	{Verb: "create", Resource: "pods", Namespace: Namespace},
+	{Verb: "delete", Resource: "pods", Namespace: Namespace, Name: "web"},
+	{Verb: "update", Resource: "pods", Subresource: "status", Namespace: Namespace, Name: "web"},
+	{Verb: "create", Resource: "pods", Subresource: "binding", Namespace: Namespace, Name: "web"},
+	{Verb: "list", Resource: "nodes"},
+	{Verb: "patch", Resource: "nodes", Name: "node-1"},
+	{Verb: "update", Resource: "nodes", Subresource: "status", Name: "node-1"},
+	{Verb: "create", Resource: "events", Namespace: Namespace},
+	{Verb: "create", APIGroup: "events.k8s.io", Resource: "events", Namespace: Namespace},
+	{Verb: "update", APIGroup: "apps", Resource: "replicasets", Subresource: "status", Namespace: Namespace, Name: "web"},
+	{Verb: "get", APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "kube-controller-manager"},
+}
+
+// TieRequests are the kinds of request the checks send as the tie
+// experiment's account: requests in its namespace, as tie.yaml's rules
+// take them. A tie holds for the account only if it holds for each.
+var TieRequests = []apf.Request{
+	{Verb: "get", Resource: "pods", Namespace: Namespace, Name: "web"},
+	{Verb: "list", Resource: "configmaps", Namespace: Namespace},
+	{Verb: "create", Resource: "events", Namespace: Namespace},
+}
+
+// methods gives the HTTP method behind an audit event's verb: a resource
+// request's verb, or a non-resource request's lower-case method.
+var methods = map[string]string{
+	"get": http.MethodGet, "list": http.MethodGet, "watch": http.MethodGet,
+	"create": http.MethodPost, "post": http.MethodPost,
+	"update": http.MethodPut, "put": http.MethodPut,
+	"patch":  http.MethodPatch,
+	"delete": http.MethodDelete, "deletecollection": http.MethodDelete,
+	"head": http.MethodHead, "options": http.MethodOptions,
+}
+
+// requestOf returns the request the API server classified for an audit
+// event: its request line read as the server reads it (apf.ParseRequest),
+// sent by the event's user and groups. It reports false for an event it
+// cannot read and for requests that API Priority and Fairness never sees.
+func requestOf(e audit.Event) (apf.Request, bool) {
+	u, err := url.Parse(e.URI)
+	method, ok := methods[e.Verb]
+	if err != nil || !ok {
+		return apf.Request{}, false
+	}
+	r := apf.ParseRequest(method, u.Path, u.Query())
+	if r.Verb != e.Verb || !classified(r) {
+		return apf.Request{}, false
+	}
+	r.User, r.Groups = e.User, e.Groups
+	return r, true
+}
+
+// classified reports whether API Priority and Fairness sees a request:
+// long-running requests other than watches bypass it (the server's
+// LongRunningFunc: proxy, and a pod's attach, exec, log and portforward).
+func classified(r apf.Request) bool {
+	if r.Verb == "proxy" {
+		return false
+	}
+	switch r.Subresource {
+	case "attach", "exec", "log", "portforward", "proxy":
+		return false
+	}
+	return true
+}
+
+// kindKey identifies a kind of request: what classification reads of it
+// other than its sender. The object's name is left out; the namespace a
+// Namespace's name gives its request is not, being the namespace.
+func kindKey(r apf.Request) string {
+	return strings.Join([]string{r.Verb, r.APIGroup, r.Resource, r.Subresource, r.Namespace, r.Path}, "\x00")
+}
+
+// kinds returns one request of each kind in reqs, without its sender, in
+// the order of first appearance.
+func kinds(reqs ...[]apf.Request) []apf.Request {
+	seen := map[string]bool{}
+	var out []apf.Request
+	for _, list := range reqs {
+		for _, r := range list {
+			r.User, r.Groups = "", nil
+			if k := kindKey(r); !seen[k] {
+				seen[k] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// asSeen returns reqs as the server reads them from the request lines
+// apfclient sends: a Namespace fetched by name is in its own namespace.
+func asSeen(reqs []apf.Request) []apf.Request {
+	out := make([]apf.Request, 0, len(reqs))
+	for _, r := range reqs {
+		if s, err := apfclient.Seen(r); err == nil {
+			r = s
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// KnownRunawayRequests are the kinds of request the lab's operator makes,
+// as the server reads them.
+var KnownRunawayRequests = asSeen(runaway.Requests)
+
+// operatorTraffic returns the requests the runaway operator sent under
+// its own identity, not an impersonation: those a learner could not
+// produce with kubectl --as, and the only ones the audit policy keeps of
+// the operator's reads.
+func operatorTraffic(events []audit.Event) []apf.Request {
+	var out []apf.Request
+	for _, e := range events {
+		if e.Impersonated != "" || e.User != runaway.User {
+			continue
+		}
+		if r, ok := requestOf(e); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// controlPlaneAgents are the user agents of the lab's control plane, which
+// acts as kwok-admin where it has no identity of its own.
+var controlPlaneAgents = []string{"kube-scheduler/", "kube-controller-manager/", "kwok-controller/", "kube-apiserver/"}
+
+// isControlPlane reports whether an event is a request of the control
+// plane under its own identity: a controller's service account in
+// kube-system, or a component's user agent.
+func isControlPlane(e audit.Event) bool {
+	if e.Impersonated != "" {
+		return false
+	}
+	return e.ByAController() || slices.ContainsFunc(controlPlaneAgents, func(a string) bool { return strings.HasPrefix(e.UserAgent, a) })
+}
+
+// controlPlaneTraffic returns the control plane's senders and its requests
+// among events: each sender once, in order of appearance, after those of
+// ControlPlane.
+func controlPlaneTraffic(events []audit.Event) (senders []Sender, reqs []apf.Request) {
+	senders = slices.Clone(ControlPlane)
+	seen := map[string]bool{}
+	key := func(s Sender) string { return s.User + "\x00" + strings.Join(s.Groups, "\x00") }
+	for _, s := range senders {
+		seen[key(s)] = true
+	}
+	for _, e := range events {
+		if !isControlPlane(e) {
+			continue
+		}
+		r, ok := requestOf(e)
+		if !ok {
+			continue
+		}
+		reqs = append(reqs, r)
+		if s := (Sender{e.User, e.Groups}); !seen[key(s)] {
+			seen[key(s)] = true
+			senders = append(senders, s)
+		}
+	}
+	return senders, reqs
+}
+
+// since returns the events of l that completed at or after t, or none
+// when l is nil.
+func since(l *audit.Log, t time.Time) []audit.Event {
+	if l == nil {
+		return nil
+	}
+	return l.Since(t)
+}

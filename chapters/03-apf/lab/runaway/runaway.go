@@ -1,0 +1,131 @@
+// Package runaway is the lab's runaway operator: a controller written
+// without an informer cache, which asks the API server for the same things
+// on every pass of its loop. The lab's nodes run no containers, so it runs
+// on the learner's machine, under its own service account,
+// apf-lab/runaway-operator, with a token it asks the server for: the API
+// server, and its audit log, see the account itself, not an impersonation.
+//
+// It is a stand-in, not a flood: it sends one pass every few seconds, for a
+// few passes. The account has no permissions, so every request is
+// classified and then refused (403), and its writes carry dryRun=All, so
+// an account someone did give permissions to would change nothing either.
+// After each request it prints the schema and the level the server chose.
+package runaway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	apf "github.com/opslab/opslab/chapters/03-apf"
+	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+)
+
+// The operator's namespace and service account.
+const (
+	Namespace = "apf-lab"
+	Account   = "runaway-operator"
+)
+
+// User is the operator's user name at the API server.
+var User = apf.ServiceAccountUser(Namespace, Account)
+
+// UserAgent is the user agent its requests carry.
+const UserAgent = "runaway-operator/v1"
+
+// Requests are one pass of the operator's loop, without a sender: the
+// kinds of request it makes. They differ in verb, API group, resource,
+// scope and path, as a real operator's do; a FlowSchema that is to take
+// the operator's traffic must take every one of them.
+var Requests = []apf.Request{
+	{Verb: "get", Path: "/apis"},                           // discovery, a non-resource request
+	{Verb: "get", Resource: "namespaces", Name: Namespace}, // its own namespace: filed under namespace apf-lab
+	{Verb: "list", Resource: "configmaps", Namespace: Namespace},
+	{Verb: "watch", Resource: "configmaps", Namespace: Namespace},
+	{Verb: "list", Resource: "pods"}, // every namespace's pods: a cluster-scoped request
+	{Verb: "get", APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: Namespace, Name: Account},
+	{Verb: "update", Resource: "configmaps", Namespace: Namespace, Name: "runaway-state"},
+	{Verb: "create", Resource: "events", Namespace: Namespace},
+}
+
+// Options say how long the operator runs.
+type Options struct {
+	Passes int           // passes of the loop; 0 runs until ctx ends
+	Every  time.Duration // the pause between two passes
+	// TokenTTL is how long the account's token lives; the API server
+	// grants at least 10 minutes.
+	TokenTTL time.Duration
+}
+
+// Run asks the server of cfg (whose user may create service account
+// tokens, as a cluster administrator may) for a token of the operator's
+// account, then sends Requests under that token, pass after pass, and
+// prints one line per request to out: the pass, the request, the status,
+// and the schema and level named by the answer's X-Kubernetes-PF-* headers.
+func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) error {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ttl := int64(opts.TokenTTL / time.Second)
+	if ttl < 600 {
+		ttl = 600
+	}
+	tr, err := kube.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, Account,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("asking for a token of %s/%s: %w", Namespace, Account, err)
+	}
+	// Only the server and its CA are kept from cfg: the requests carry the
+	// account's token and nothing of the administrator's credentials.
+	asOperator := rest.AnonymousClientConfig(cfg)
+	asOperator.BearerToken = tr.Status.Token
+	asOperator.UserAgent = UserAgent
+	for pass := 1; opts.Passes == 0 || pass <= opts.Passes; pass++ {
+		if pass > 1 {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(opts.Every):
+			}
+		}
+		objs, err := apfclient.Load(ctx, kube)
+		if err != nil {
+			return err
+		}
+		schemas, levels := objs.ByUID()
+		for _, r := range Requests {
+			// Described as the server reads it: a Namespace fetched by
+			// name is a request in that namespace.
+			what := apfclient.Describe(r)
+			if seen, err := apfclient.Seen(r); err == nil {
+				what = apfclient.Describe(seen)
+			}
+			p, err := apfclient.Send(ctx, asOperator, r)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			fmt.Fprintf(out, "%d %s: %d, %s → %s\n", pass, what, p.Status, name(schemas, p.FlowSchemaUID), name(levels, p.LevelUID))
+		}
+	}
+	return nil
+}
+
+func name(byUID map[string]string, uid string) string {
+	if uid == "" {
+		return "(no header)"
+	}
+	if n, ok := byUID[uid]; ok {
+		return n
+	}
+	return "UID " + uid
+}
