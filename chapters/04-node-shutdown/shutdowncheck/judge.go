@@ -7,11 +7,13 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	corev1 "k8s.io/api/core/v1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
 // What the lab asks of the graceful-shutdown configuration.
@@ -24,10 +26,6 @@ const (
 	wantDatabase       = 30 * time.Second
 	wantCritical       = 10 * time.Second
 )
-
-// Slack allows for the pod GC's own work and the StatefulSet controller's
-// reaction after a run; the evidence has one-second resolution.
-const Slack = 5 * time.Second
 
 // nodeLogind is logind's configuration on the lab's nodes: Debian's
 // logind.conf with every line commented out, and unattended-upgrades' drop-in.
@@ -117,51 +115,6 @@ func judgeConfig(data map[string]string) labcheck.Result {
 	return r
 }
 
-// history is what the cluster shows about db-0's move.
-type history struct {
-	// Old is the pod that ran on the powered-off node; OldNode where.
-	OldUID, OldNode string
-	// Taint is the out-of-service taint's arrival; TaintFrom says what showed it.
-	TaintAt   time.Time
-	TaintFrom string
-	// NewCreated is the current db-0's creation; NewNode where it runs.
-	NewUID     string
-	NewCreated time.Time
-	NewNode    string
-}
-
-// judgePodGC decides whether the old db-0 was removed by the pod GC. The pod GC
-// leaves no event of its own; what tells it apart from a person's
-// kubectl delete --force is timing: it only deletes once the node carries the
-// taint, and it runs every 20 s.
-func judgePodGC(h history) labcheck.Result {
-	var r labcheck.Result
-	if h.OldUID == "" {
-		return labcheck.Failf("no earlier db-0 seen: power off the node db-0 runs on first (events last one hour)")
-	}
-	if h.NewUID == "" {
-		return labcheck.Failf("db-0 has not come back yet")
-	}
-	r.Seen("old db-0 (uid %s) ran on %s", short(h.OldUID), h.OldNode)
-	r.Seen("new db-0 (uid %s) created at %s on %s", short(h.NewUID), clock(h.NewCreated), h.NewNode)
-	if h.TaintAt.IsZero() {
-		r.Message = fmt.Sprintf("no out-of-service taint on %s: without it the pod GC never removes a Terminating pod, so db-0 was removed another way (kubectl delete --force, or the node came back)", h.OldNode)
-		return r
-	}
-	r.Seen("out-of-service taint on %s at %s (%s)", h.OldNode, clock(h.TaintAt), h.TaintFrom)
-	after := h.NewCreated.Sub(h.TaintAt)
-	switch {
-	case after < 0:
-		r.Message = fmt.Sprintf("db-0 was recreated at %s, %v before the out-of-service taint: the old pod was force-deleted by hand (kubectl delete --force), which skips the pod GC's test that the node is really off", clock(h.NewCreated), -after)
-	case after > shutdown.PodGCPeriod+Slack:
-		r.Message = fmt.Sprintf("db-0 was recreated %v after the taint; the pod GC runs every %v, so something else removed the old pod", after, shutdown.PodGCPeriod)
-	default:
-		r.Pass = true
-		r.Message = fmt.Sprintf("db-0 was recreated %v after the out-of-service taint, within one pod GC period (%v): the pod GC force-deleted the old pod", after, shutdown.PodGCPeriod)
-	}
-	return r
-}
-
 func short(uid string) string {
 	if len(uid) > 8 {
 		return uid[:8]
@@ -169,4 +122,277 @@ func short(uid string) string {
 	return uid
 }
 
-func clock(t time.Time) string { return t.UTC().Format("15:04:05") }
+// clock is a time of day for a learner's report. Times the API server keeps
+// have whole seconds; the audit log's have fractions, shown to the
+// millisecond because two requests of one second can be in either order.
+func clock(t time.Time) string { return t.UTC().Truncate(time.Millisecond).Format("15:04:05.999") }
+
+// offProblem says why the off node does not count as powered off, "" when it
+// does: it must be NotReady as its own status says, and the node lifecycle
+// controller must have acted on that.
+func (s *story) offProblem() string {
+	o := s.off
+	switch {
+	case o.Ready:
+		return fmt.Sprintf("db-0 is Terminating on %s, which is Ready: power the node off with lab/scripts/power.sh off %s", o.Name, o.Name)
+	case o.HandStatus != nil:
+		return fmt.Sprintf("%s's status was written at %s by %s, not by the node: power a node off with lab/scripts/power.sh", o.Name, clock(o.HandStatus.Time), o.HandStatus.Who())
+	case !o.controllerSaw(s.withLog):
+		return fmt.Sprintf("%s is NotReady since %s, but the node lifecycle controller has not marked it yet (no not-ready taint of its own): wait a few seconds", o.Name, clock(o.NotReady))
+	}
+	return ""
+}
+
+// oldProblem says why the old db-0 was not stuck Terminating on the off node
+// after it lost power, "" when it was (audit log only).
+func (s *story) oldProblem() string {
+	o, old := s.off, s.old
+	switch {
+	case old == nil || old.deleted() == nil:
+		return fmt.Sprintf("no db-0 was marked for deletion after %s went NotReady at %s: power off the node db-0 runs on, and wait until db-0 is Terminating", o.Name, clock(o.NotReady))
+	case s.oldNode != "" && s.oldNode != o.Name:
+		return fmt.Sprintf("the db-0 marked for deletion (uid %s) ran on %s, not on the powered-off %s", short(old.UID), s.oldNode, o.Name)
+	case old.deleted().Time.Before(o.NotReady):
+		return fmt.Sprintf("db-0 (uid %s) was marked for deletion at %s, before %s went NotReady at %s", short(old.UID), clock(old.deleted().Time), o.Name, clock(o.NotReady))
+	case old.removed() != nil && byNodeAgent(*old.removed()):
+		return fmt.Sprintf("%s finished deleting db-0 (uid %s) itself at %s, as only a node with power does", nodeOr(s.oldNode, o.Name), short(old.UID), clock(old.removed().Time))
+	}
+	return ""
+}
+
+func nodeOr(node, fallback string) string {
+	if node != "" {
+		return node
+	}
+	return fallback
+}
+
+// judgeMoved decides shutdown-db-moved: the db-0 on the powered-off node was
+// stuck Terminating there, and a later db-0, placed by the scheduler, runs
+// and is Ready on another node that is Ready.
+func judgeMoved(r record) labcheck.Result {
+	s := tell(r)
+	var res labcheck.Result
+	res.Seen("%s", s.source())
+	pod := r.Pod
+	if pod == nil {
+		res.Message = "there is no pod db-0: apply lab/db.yaml, or wait for the StatefulSet to create it"
+		return res
+	}
+	if s.off == nil {
+		res.Message = s.offMissing()
+		return res
+	}
+	o := s.off
+	s.seeOff(&res)
+	if msg := s.offProblem(); msg != "" {
+		res.Message = msg
+		return res
+	}
+	res.Seen("db-0 now: uid %s, node %q, phase %s, ready %v", short(string(pod.UID)), pod.Spec.NodeName, pod.Status.Phase, podReady(pod))
+	if s.withLog {
+		s.seeLives(&res)
+		if msg := s.oldProblem(); msg != "" {
+			res.Message = msg
+			return res
+		}
+		if !s.old.Gone {
+			res.Message = fmt.Sprintf("db-0 (uid %s) is still Terminating on %s: mark the node out of service", short(s.old.UID), o.Name)
+			return res
+		}
+		cur := s.lives[len(s.lives)-1]
+		if cur.Gone || cur.Bound == nil || !byScheduler(*cur.Bound) {
+			res.Message = fmt.Sprintf("db-0 (uid %s) was not placed by the scheduler during this lab run: no binding of it is in the audit log", short(string(pod.UID)))
+			return res
+		}
+	} else {
+		if pod.DeletionTimestamp != nil {
+			res.Message = fmt.Sprintf("db-0 (uid %s) is still Terminating on %s: mark the node out of service", short(string(pod.UID)), pod.Spec.NodeName)
+			return res
+		}
+		res.Seen("db-0 created at %s", clock(pod.CreationTimestamp.Time))
+		if pod.CreationTimestamp.Time.Before(o.NotReady) {
+			res.Message = fmt.Sprintf("db-0 (uid %s) was created at %s, before %s went NotReady at %s: it never had to move", short(string(pod.UID)), clock(pod.CreationTimestamp.Time), o.Name, clock(o.NotReady))
+			return res
+		}
+	}
+	if pod.DeletionTimestamp != nil {
+		res.Message = fmt.Sprintf("db-0 (uid %s) on %s is Terminating: check again once the StatefulSet has replaced it", short(string(pod.UID)), pod.Spec.NodeName)
+		return res
+	}
+	switch {
+	case pod.Spec.NodeName == "":
+		res.Message = "the new db-0 is not scheduled yet"
+		return res
+	case pod.Spec.NodeName == o.Name:
+		res.Message = fmt.Sprintf("db-0 runs on %s again, the node that was powered off", o.Name)
+		return res
+	case pod.Status.Phase != corev1.PodRunning || !podReady(pod):
+		res.Message = fmt.Sprintf("db-0 on %s is not Running and Ready yet", pod.Spec.NodeName)
+		return res
+	}
+	var node *corev1.Node
+	for i := range r.Nodes {
+		if r.Nodes[i].Name == pod.Spec.NodeName {
+			node = &r.Nodes[i]
+		}
+	}
+	if node == nil || !nodeReady(node) {
+		res.Message = fmt.Sprintf("db-0 runs on %s, which is not a Ready node of the shutdown pool", pod.Spec.NodeName)
+		return res
+	}
+	res.Seen("node %s: Ready", node.Name)
+	res.Pass = true
+	res.Message = fmt.Sprintf("db-0 was stuck Terminating on %s after it lost power and now runs on %s, which is Ready", o.Name, node.Name)
+	return res
+}
+
+// judgeTaint decides shutdown-taint-after-off: the out-of-service taint was
+// written after the node went NotReady, after the node lifecycle controller
+// marked it, and while db-0 was stuck Terminating there.
+func judgeTaint(r record) labcheck.Result {
+	s := tell(r)
+	var res labcheck.Result
+	res.Seen("%s", s.source())
+	if s.off == nil {
+		res.Message = s.offMissing()
+		return res
+	}
+	o := s.off
+	s.seeOff(&res)
+	if msg := s.offProblem(); msg != "" {
+		res.Message = msg
+		return res
+	}
+	gcRemoved := s.old != nil && s.old.removed() != nil && byPodGC(*s.old.removed())
+	switch {
+	case o.TaintAt.IsZero() && !o.OutOfService:
+		res.Message = fmt.Sprintf("%s has no %s taint", o.Name, OutOfService)
+		return res
+	case o.TaintAt.IsZero() && s.withLog:
+		res.Message = fmt.Sprintf("%s carries the out-of-service taint, but no write of it during this lab run is in the audit log: it was there before db-0 was created (start over with lab/reset.sh)", o.Name)
+		return res
+	case o.TaintAt.IsZero():
+		res.Message = fmt.Sprintf("%s carries the out-of-service taint, but nothing shows when it was added", o.Name)
+		return res
+	case !o.OutOfService && !gcRemoved:
+		res.Message = fmt.Sprintf("%s has no %s taint now", o.Name, OutOfService)
+		return res
+	}
+	res.Seen("out-of-service taint written at %s (%s)", clock(o.TaintAt), o.TaintBy)
+	if o.TaintAt.Before(o.NotReady) {
+		res.Message = fmt.Sprintf("the out-of-service taint came at %s, before %s went NotReady at %s: it must follow the power-off", clock(o.TaintAt), o.Name, clock(o.NotReady))
+		return res
+	}
+	if m := o.markedAt(); m.After(o.TaintAt) {
+		res.Message = fmt.Sprintf("the out-of-service taint came at %s, before the node lifecycle controller marked %s NotReady at %s: confirm the node is off first", clock(o.TaintAt), o.Name, clock(m))
+		return res
+	}
+	var from time.Time
+	if s.withLog {
+		s.seeLives(&res)
+		if msg := s.oldProblem(); msg != "" {
+			res.Message = msg
+			return res
+		}
+		old := s.old
+		from = old.deleted().Time
+		switch {
+		case !from.Before(o.TaintAt):
+			res.Message = fmt.Sprintf("db-0 (uid %s) was marked for deletion at %s, after the out-of-service taint at %s: the taint is for a pod already stuck Terminating", short(old.UID), clock(from), clock(o.TaintAt))
+			return res
+		case !old.terminatingAt(o.TaintAt):
+			res.Message = fmt.Sprintf("db-0 (uid %s) was gone at %s, before the out-of-service taint at %s: nothing was stuck on %s", short(old.UID), clock(old.removed().Time), clock(o.TaintAt), o.Name)
+			return res
+		}
+	} else {
+		if s.apiOldDel.IsZero() {
+			res.Message = fmt.Sprintf("nothing shows db-0 Terminating on %s before the taint: without the audit log only the taint eviction controller's event can", o.Name)
+			return res
+		}
+		from = s.apiOldDel
+		res.Seen("db-0 uid %s marked for deletion at %s (%s)", short(s.apiOldUID), clock(from), s.apiOldDelBy)
+		if from.After(o.TaintAt) {
+			res.Message = fmt.Sprintf("db-0 was marked for deletion at %s, after the out-of-service taint at %s: the taint is for a pod already stuck Terminating", clock(from), clock(o.TaintAt))
+			return res
+		}
+	}
+	res.Pass = true
+	res.Message = fmt.Sprintf("%s went NotReady at %s, the node lifecycle controller marked it at %s, db-0 was Terminating from %s, and the out-of-service taint came at %s", o.Name, clock(o.NotReady), clock(o.markedAt()), clock(from), clock(o.TaintAt))
+	return res
+}
+
+// judgePodGC decides shutdown-podgc-deleted: the request that removed the
+// stuck db-0 came from the pod garbage collector itself. Only the audit log
+// shows who sent a delete: the pod GC leaves no event, and its delete looks
+// like anyone's kubectl delete --force --grace-period=0.
+func judgePodGC(r record) labcheck.Result {
+	s := tell(r)
+	var res labcheck.Result
+	res.Seen("%s", s.source())
+	if !s.withLog {
+		res.Message = "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"
+		return res
+	}
+	if s.off != nil {
+		s.seeOff(&res)
+	}
+	s.seeLives(&res)
+	old := s.old
+	if old == nil {
+		if s.off == nil {
+			res.Message = s.offMissing()
+		} else {
+			res.Message = fmt.Sprintf("no db-0 was marked for deletion after %s went NotReady at %s, so the pod GC had nothing to remove", s.off.Name, clock(s.off.NotReady))
+		}
+		return res
+	}
+	where := "its node"
+	if s.off != nil {
+		where = s.off.Name
+	}
+	where = nodeOr(s.oldNode, where)
+	if !old.Gone {
+		res.Message = fmt.Sprintf("db-0 (uid %s) is still Terminating on %s: the pod GC removes it within %v once the node is NotReady and tainted out-of-service", short(old.UID), where, shutdown.PodGCPeriod)
+		return res
+	}
+	end := old.removed()
+	if end == nil {
+		res.Message = fmt.Sprintf("db-0 (uid %s) is gone, but no request that removed it is in the audit log", short(old.UID))
+		return res
+	}
+	res.Seen("db-0 uid %s removed: %s", short(old.UID), end)
+	switch {
+	case byPodGC(*end):
+	case end.Impersonated != "":
+		res.Message = fmt.Sprintf("db-0 (uid %s) on %s was force-deleted at %s by %s: acting as the pod GC's account is not the pod GC", short(old.UID), where, clock(end.Time), end.Who())
+		return res
+	case end.User == audit.PodGC:
+		res.Message = fmt.Sprintf("db-0 (uid %s) on %s was force-deleted at %s with the pod GC's token from %s, not by the pod GC in the controller manager", short(old.UID), where, clock(end.Time), end.Who())
+		return res
+	case byNodeAgent(*end):
+		res.Message = fmt.Sprintf("%s finished deleting db-0 (uid %s) itself at %s, as only a node with power does: the pod GC had nothing to remove", where, short(old.UID), clock(end.Time))
+		return res
+	default:
+		res.Message = fmt.Sprintf("db-0 (uid %s) on %s was removed at %s by %s, not by the pod GC: a hand's delete skips the pod GC's test that the node is really off", short(old.UID), where, clock(end.Time), end.Who())
+		return res
+	}
+	if len(s.tokens) > 0 {
+		t := s.tokens[0]
+		res.Message = fmt.Sprintf("a token of the pod GC's service account was made at %s by %s, so its deletes cannot be told from a hand's", clock(t.Time), t.Who())
+		return res
+	}
+	for _, e := range r.Log {
+		if e.Is("delete", "nodes") && e.OK() && e.Name == where && e.Time.Before(end.Time) && !e.Time.Before(old.Created.Time) {
+			res.Message = fmt.Sprintf("the Node %s was deleted at %s, so the pod GC removed db-0 as an orphan, not for the out-of-service taint", where, clock(e.Time))
+			return res
+		}
+	}
+	res.Pass = true
+	if s.off != nil && where == s.off.Name && !s.off.TaintAt.IsZero() && !end.Time.Before(s.off.TaintAt) {
+		res.Message = fmt.Sprintf("the pod GC force-deleted db-0 (uid %s) from %s at %s, %v after the out-of-service taint", short(old.UID), where, clock(end.Time), end.Time.Sub(s.off.TaintAt).Truncate(time.Second))
+	} else {
+		res.Message = fmt.Sprintf("the pod GC force-deleted db-0 (uid %s) from %s at %s", short(old.UID), where, clock(end.Time))
+	}
+	return res
+}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -66,46 +65,6 @@ func TestJudgeConfig(t *testing.T) {
 			r := judgeConfig(tt.data)
 			if r.Pass != tt.wantPass || (tt.wantMessage != "" && r.Message != tt.wantMessage) {
 				t.Errorf("judgeConfig = pass %v, %q; want pass %v, %q (%s)", r.Pass, r.Message, tt.wantPass, tt.wantMessage, tt.reason)
-			}
-		})
-	}
-}
-
-// TestJudgePodGC: timing tells the pod GC's deletion from a hand's.
-func TestJudgePodGC(t *testing.T) {
-	taint := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	base := history{OldUID: "old", OldNode: "shutdown-2", NewUID: "new", NewNode: "shutdown-1", TaintAt: taint, TaintFrom: "managedFields of kubectl-taint"}
-	tests := []struct {
-		name, reason string
-		created      time.Time
-		noTaint      bool
-		wantPass     bool
-		wantMessage  string
-	}{
-		{name: "pod GC", reason: "recreated 12s after the taint, within a pod GC period",
-			created: taint.Add(12 * time.Second), wantPass: true},
-		{name: "same second", reason: "both times have one-second resolution",
-			created: taint, wantPass: true},
-		{name: "hand before taint", reason: "the replacement came before the taint: only a hand can have deleted the old pod",
-			created:     taint.Add(-5 * time.Second),
-			wantMessage: "db-0 was recreated at 11:59:55, 5s before the out-of-service taint: the old pod was force-deleted by hand (kubectl delete --force), which skips the pod GC's test that the node is really off"},
-		{name: "no taint", reason: "without the taint the pod GC never acts",
-			created: taint, noTaint: true,
-			wantMessage: "no out-of-service taint on shutdown-2: without it the pod GC never removes a Terminating pod, so db-0 was removed another way (kubectl delete --force, or the node came back)"},
-		{name: "too late", reason: "the pod GC would have acted within 20s",
-			created:     taint.Add(3 * time.Minute),
-			wantMessage: "db-0 was recreated 3m0s after the taint; the pod GC runs every 20s, so something else removed the old pod"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := base
-			h.NewCreated = tt.created
-			if tt.noTaint {
-				h.TaintAt = time.Time{}
-			}
-			r := judgePodGC(h)
-			if r.Pass != tt.wantPass || (tt.wantMessage != "" && r.Message != tt.wantMessage) {
-				t.Errorf("judgePodGC = pass %v, %q; want pass %v, %q (%s)", r.Pass, r.Message, tt.wantPass, tt.wantMessage, tt.reason)
 			}
 		})
 	}

@@ -3,20 +3,29 @@
 // was already off, that the pod garbage collector (not a hand) removed the old
 // pod, and that the learner's graceful-shutdown configuration passes the
 // chapter's model.
+//
+// The first three read behaviour, not a final state a learner could set by
+// hand. The powered-off node is found from the node side (its Ready
+// condition, the node lifecycle controller's not-ready taint and, in the API
+// server's audit log, that controller's own write), so later restarts of
+// db-0 do not change which node is named. Each db-0 is told from the next by
+// the audit log's order of requests and the UID in the scheduler's binding;
+// who removed the stuck one is the identity on its last delete. Without an
+// audit log the first two judge from the API alone and say so; the third
+// cannot, and says how to give it the log.
+//
+// See https://kubernetes.io/docs/concepts/cluster-administration/node-shutdown/#non-graceful-node-shutdown
 package shutdowncheck
 
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
 // The lab's names.
@@ -34,10 +43,10 @@ func init() {
 		Chapter: 4, ID: "shutdown-db-moved", Points: 2,
 		Title: "db-0 runs again, on a healthy node",
 		Claim: "a StatefulSet pod stuck Terminating on a dead node comes back elsewhere once the node is marked out of service",
-		Reads: "pod shutdown-lab/db-0, its node, and the scheduler's Scheduled events for earlier db-0 pods",
+		Reads: "the shutdown pool's nodes (Ready condition, the node lifecycle controller's not-ready taint), pod shutdown-lab/db-0, and in the audit log each db-0's creation, binding by the scheduler and deletes",
 		Hints: []string{
 			"Apply lab/db.yaml, note the node db-0 runs on, and power that node off with lab/scripts/power.sh off NODE.",
-			"db-0 stays Terminating: nothing on a node without power can finish its deletion. Confirm the node is off (kubectl get node NODE).",
+			"db-0 goes Terminating and stays so: nothing on a node without power can finish its deletion. Confirm the node is off (kubectl get node NODE).",
 			"kubectl taint node NODE node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, then watch kubectl -n shutdown-lab get pods -o wide.",
 		},
 		Run: checkMoved,
@@ -46,11 +55,11 @@ func init() {
 		Chapter: 4, ID: "shutdown-taint-after-off", Points: 2,
 		Title: "the out-of-service taint went on a node that was already off",
 		Claim: "the out-of-service taint is added only once the node is truly off",
-		Reads: "the old db-0's node: its Ready condition and when the out-of-service taint was written (managedFields)",
+		Reads: "the powered-off node's Ready condition and the node lifecycle controller's taint and writes; in the audit log the learner's write of the taint and when db-0 was marked for deletion (without the log: the taints' managedFields and the taint eviction controller's event)",
 		Hints: []string{
-			"The taint tells Kubernetes the node will not come back on its own: add it only after you have confirmed the node is NotReady.",
-			"kubectl get node NODE shows NotReady once power.sh off has run.",
-			"kubectl taint node NODE node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
+			"The taint tells Kubernetes the node will not come back on its own: add it only once the node is NotReady and db-0 is stuck Terminating on it.",
+			"kubectl get node NODE shows NotReady once power.sh off has run; kubectl -n shutdown-lab get pods shows db-0 Terminating a few seconds later.",
+			"To try again: lab/reset.sh, then start from lab/db.yaml.",
 		},
 		Run: checkTaint,
 	})
@@ -58,11 +67,11 @@ func init() {
 		Chapter: 4, ID: "shutdown-podgc-deleted", Points: 3,
 		Title: "the pod GC, not a hand, removed the old db-0",
 		Claim: "with the node NotReady and tainted out-of-service, the pod GC force-deletes its Terminating pods within one 20 s period",
-		Reads: "the taint's arrival (node managedFields, else the taint eviction controller's event), the new db-0's creation time",
+		Reads: "the audit log: who sent the delete that removed the db-0 stuck on the powered-off node (the pod GC's own account, not impersonated, from the controller manager), tokens made for that account, Node deletions",
 		Hints: []string{
-			"Do not delete db-0 yourself: kubectl delete --force skips the pod GC's test that the node is really off.",
+			"Do not delete db-0 yourself, not even as the pod GC (--as): kubectl delete --force skips the pod GC's test that the node is really off.",
 			"Add the out-of-service taint and wait up to 20 s: the pod GC runs every 20 s.",
-			"To try again: lab/scripts/power.sh on NODE, remove the taint (kubectl taint node NODE node.kubernetes.io/out-of-service-), and start from the power-off.",
+			"To try again: lab/reset.sh, then start from lab/db.yaml.",
 		},
 		Run: checkPodGC,
 	})
@@ -81,90 +90,23 @@ func init() {
 }
 
 func checkMoved(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
-	h, pod, err := gather(ctx, c)
-	if err != nil || pod == nil {
-		return labcheck.Failf("no pod %s/%s: apply lab/db.yaml first", Namespace, Pod), err
-	}
-	var r labcheck.Result
-	if h.OldUID == "" {
-		r.Message = fmt.Sprintf("db-0 still runs where it was first scheduled (%s); power that node off and bring db-0 back elsewhere (events last one hour)", pod.Spec.NodeName)
-		return r, nil
-	}
-	r.Seen("old db-0 (uid %s) was scheduled to %s", short(h.OldUID), h.OldNode)
-	r.Seen("db-0 now: uid %s, node %q, phase %s, ready %v", short(string(pod.UID)), pod.Spec.NodeName, pod.Status.Phase, podReady(pod))
-	switch {
-	case pod.DeletionTimestamp != nil:
-		r.Message = "db-0 is still Terminating"
-		return r, nil
-	case pod.Spec.NodeName == "":
-		r.Message = "the new db-0 is not scheduled yet"
-		return r, nil
-	case pod.Spec.NodeName == h.OldNode:
-		r.Message = fmt.Sprintf("db-0 runs on %s again, the node that was powered off", h.OldNode)
-		return r, nil
-	case pod.Status.Phase != corev1.PodRunning || !podReady(pod):
-		r.Message = fmt.Sprintf("db-0 on %s is not Running and Ready yet", pod.Spec.NodeName)
-		return r, nil
-	}
-	node, err := c.Kube.CoreV1().Nodes().Get(ctx, pod.Spec.NodeName, metav1.GetOptions{})
-	if err != nil {
-		return r, err
-	}
-	ready := nodeReady(node)
-	r.Seen("node %s: Ready=%v, pool %q", node.Name, ready, node.Labels["opslab.dev/pool"])
-	if !ready {
-		r.Message = fmt.Sprintf("db-0 runs on %s, which is not Ready", node.Name)
-		return r, nil
-	}
-	r.Pass = true
-	r.Message = fmt.Sprintf("db-0 moved from %s to %s, which is Ready", h.OldNode, node.Name)
-	return r, nil
+	return judgeWith(ctx, c, judgeMoved)
 }
 
 func checkTaint(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
-	h, _, err := gather(ctx, c)
-	if err != nil {
-		return labcheck.Result{}, err
-	}
-	if h.OldNode == "" {
-		return labcheck.Failf("no earlier db-0 seen, so no powered-off node to look at (events last one hour)"), nil
-	}
-	node, err := c.Kube.CoreV1().Nodes().Get(ctx, h.OldNode, metav1.GetOptions{})
-	if err != nil {
-		return labcheck.Result{}, err
-	}
-	var r labcheck.Result
-	cond := readyCondition(node)
-	if cond == nil || cond.Status == corev1.ConditionTrue {
-		r.Seen("node %s is Ready", node.Name)
-		r.Message = fmt.Sprintf("%s is Ready: the taint belongs on a node that is off (to retry, power it off again)", node.Name)
-		return r, nil
-	}
-	r.Seen("node %s: Ready=%s since %s (%s)", node.Name, cond.Status, clock(cond.LastTransitionTime.Time), cond.Message)
-	if !hasTaint(node) {
-		r.Message = fmt.Sprintf("%s has no %s taint", node.Name, OutOfService)
-		return r, nil
-	}
-	if h.TaintAt.IsZero() {
-		r.Message = fmt.Sprintf("%s carries the taint but nothing shows when it was added", node.Name)
-		return r, nil
-	}
-	r.Seen("taint %s added at %s (%s)", OutOfService, clock(h.TaintAt), h.TaintFrom)
-	if h.TaintAt.Before(cond.LastTransitionTime.Time) {
-		r.Message = fmt.Sprintf("the taint came at %s, before %s went NotReady at %s: it must follow the power-off, not precede it", clock(h.TaintAt), node.Name, clock(cond.LastTransitionTime.Time))
-		return r, nil
-	}
-	r.Pass = true
-	r.Message = fmt.Sprintf("%s went NotReady at %s and was tainted out-of-service %v later", node.Name, clock(cond.LastTransitionTime.Time), h.TaintAt.Sub(cond.LastTransitionTime.Time).Truncate(time.Second))
-	return r, nil
+	return judgeWith(ctx, c, judgeTaint)
 }
 
 func checkPodGC(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
-	h, _, err := gather(ctx, c)
-	if err != nil {
-		return labcheck.Result{}, err
+	return judgeWith(ctx, c, judgePodGC)
+}
+
+func judgeWith(ctx context.Context, c *labcheck.Cluster, judge func(record) labcheck.Result) (labcheck.Result, error) {
+	r, ok, err := read(ctx, c)
+	if err != nil || !ok {
+		return labcheck.Failf("no namespace %s: apply lab/db.yaml first", Namespace), err
 	}
-	return judgePodGC(h), nil
+	return judge(r), nil
 }
 
 func checkConfig(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
@@ -178,136 +120,51 @@ func checkConfig(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, err
 	return judgeConfig(cm.Data), nil
 }
 
-// gather reads db-0's history: the current pod, the Scheduled events of
-// earlier db-0 pods, the taint eviction controller's events, and the old
-// node's out-of-service taint.
-func gather(ctx context.Context, c *labcheck.Cluster) (history, *corev1.Pod, error) {
-	var h history
-	pod, err := c.Kube.CoreV1().Pods(Namespace).Get(ctx, Pod, metav1.GetOptions{})
+// read gathers the record the checks judge: the lab namespace's creation,
+// db-0, the shutdown pool's nodes, the events about db-0, and the audit log
+// since the namespace was created. ok is false when there is no namespace.
+func read(ctx context.Context, c *labcheck.Cluster) (r record, ok bool, err error) {
+	ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		pod, err = nil, nil
+		return r, false, nil
 	}
 	if err != nil {
-		return h, nil, err
+		return r, false, err
 	}
-	if pod != nil && pod.DeletionTimestamp == nil {
-		h.NewUID, h.NewCreated, h.NewNode = string(pod.UID), pod.CreationTimestamp.Time, pod.Spec.NodeName
+	r.Start = ns.CreationTimestamp.Time
+	pod, err := c.Kube.CoreV1().Pods(Namespace).Get(ctx, Pod, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return r, false, err
+	default:
+		r.Pod = pod
 	}
+	nodes, err := c.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "opslab.dev/pool=" + Pool})
+	if err != nil {
+		return r, false, err
+	}
+	r.Nodes = nodes.Items
 	events, err := c.Kube.CoreV1().Events(Namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Pod,involvedObject.name=" + Pod})
 	if err != nil {
-		return h, pod, err
+		return r, false, err
 	}
-	sort.Slice(events.Items, func(i, j int) bool { return eventTime(events.Items[i]).Before(eventTime(events.Items[j])) })
-	var evictions []corev1.Event
-	for _, e := range events.Items {
-		switch e.Reason {
-		case "Scheduled":
-			if h.NewUID != "" && string(e.InvolvedObject.UID) == h.NewUID {
-				continue
-			}
-			if _, node, ok := strings.Cut(e.Message, " to "); ok {
-				// The latest earlier pod is the one the learner moved.
-				h.OldUID, h.OldNode = string(e.InvolvedObject.UID), node
-			}
-		case "TaintManagerEviction":
-			evictions = append(evictions, e)
-		}
-	}
-	if pod != nil && pod.DeletionTimestamp != nil {
-		// db-0 is still Terminating: it is the old pod.
-		h.OldUID, h.OldNode = string(pod.UID), pod.Spec.NodeName
-	}
-	if h.OldNode == "" {
-		return h, pod, nil
-	}
-	node, err := c.Kube.CoreV1().Nodes().Get(ctx, h.OldNode, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return h, pod, nil
-	}
-	if err != nil {
-		return h, pod, err
-	}
-	if !hasTaint(node) {
-		return h, pod, nil
-	}
-	h.TaintAt, h.TaintFrom = taintTime(node, evictions)
-	return h, pod, nil
-}
-
-// taintTime says when the out-of-service taint arrived. A taint added with
-// kubectl has no timeAdded; the API server's managedFields record when a
-// manager other than the controllers last wrote the node's taints. When the
-// controllers took over the list since, the taint eviction controller's event
-// (it marks the pods again when a new NoExecute taint arrives) is the fallback.
-func taintTime(node *corev1.Node, evictions []corev1.Event) (time.Time, string) {
-	for _, t := range node.Spec.Taints {
-		if t.Key == OutOfService && t.TimeAdded != nil {
-			return t.TimeAdded.Time, "the taint's timeAdded"
-		}
-	}
-	var at time.Time
-	var who string
-	for _, m := range node.ManagedFields {
-		if m.Manager == "kube-controller-manager" || m.Subresource != "" || m.FieldsV1 == nil || m.Time == nil {
-			continue
-		}
-		if strings.Contains(string(m.FieldsV1.Raw), `"f:taints"`) && m.Time.After(at) {
-			at, who = m.Time.Time, m.Manager
-		}
-	}
-	if !at.IsZero() {
-		return at, "managedFields of " + who
-	}
-	for _, e := range evictions {
-		if e.Count > 1 && e.LastTimestamp.After(at) {
-			at = e.LastTimestamp.Time
-		}
-	}
-	if !at.IsZero() {
-		return at, "the taint eviction controller's last TaintManagerEviction event"
-	}
-	return time.Time{}, ""
-}
-
-func hasTaint(node *corev1.Node) bool {
-	for _, t := range node.Spec.Taints {
-		if t.Key == OutOfService {
-			return true
-		}
-	}
-	return false
-}
-
-func readyCondition(node *corev1.Node) *corev1.NodeCondition {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == corev1.NodeReady {
-			return &node.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-func nodeReady(node *corev1.Node) bool {
-	c := readyCondition(node)
-	return c != nil && c.Status == corev1.ConditionTrue
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// eventTime is when an event last happened, whichever API wrote it.
-func eventTime(e corev1.Event) time.Time {
+	r.Events = events.Items
+	log := c.Audit()
 	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
+	case log == nil && c.NoAudit != "":
+		r.NoAudit = c.NoAudit
+	case log == nil:
+		r.NoAudit = "none was given"
+	case !log.Covers(r.Start):
+		r.NoAudit = fmt.Sprintf("the audit log %s begins after the lab began at %s", log.Path, clock(r.Start))
+	default:
+		// A check's own dry runs and anything of an earlier run of the lab
+		// stay out: the story starts when the namespace was created.
+		r.Log = log.Since(r.Start)
+		if r.Log == nil {
+			r.Log = []audit.Event{}
+		}
 	}
-	return e.CreationTimestamp.Time
+	return r, true, nil
 }
