@@ -30,7 +30,8 @@ func sections(p *page) []section {
 		case *gast.Heading:
 			id, _ := n.AttributeString("id")
 			idStr, _ := id.(string)
-			title := plain(n, src)
+			// plain ends a block with a space: a title has none.
+			title := strings.Join(strings.Fields(plain(n, src)), " ")
 			if n.Level <= 3 && n.Level > 1 {
 				flush()
 				secs = append(secs, section{title: title, anchor: idStr})

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -447,6 +448,15 @@ func TestSearchIndex(t *testing.T) {
 	}
 	if strings.Contains(idx, `"pods":[`) {
 		t.Errorf("search index holds a word only found in quoted code; code is left out")
+	}
+	var parsed searchIndex
+	if err := json.Unmarshal([]byte(idx), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range parsed.Sections {
+		if s.Title != strings.Join(strings.Fields(s.Title), " ") {
+			t.Errorf("section title %q has spaces at an end or doubled", s.Title)
+		}
 	}
 }
 

@@ -70,15 +70,21 @@
   var input = document.getElementById("opslab-search-input");
   var box = document.getElementById("opslab-search-results");
   var list = document.getElementById("opslab-search-list");
+  // The status is announced from outside the panel: a live region inside a
+  // panel that was hidden until now may not be read the first time.
   var status = document.getElementById("opslab-search-status");
-  if (!input || !box) return;
+  var count = document.getElementById("opslab-search-count");
+  var form = input && input.closest(".search");
+  if (!input || !box || !form) return;
   var index = null, loading = null;
 
   function load() {
     if (!loading) {
       loading = fetch(root + "search-index.json")
         .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
-        .then(function (j) { index = j; index.keys = Object.keys(j.terms).sort(); return j; });
+        .then(function (j) { index = j; index.keys = Object.keys(j.terms).sort(); return j; })
+        // A failed load is tried again at the next search, not kept.
+        .catch(function (e) { loading = null; throw e; });
     }
     return loading;
   }
@@ -130,6 +136,10 @@
     });
     return Array.from(score.entries()).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, 20);
   }
+  function say(text) {
+    status.textContent = text;
+    count.textContent = text;
+  }
   function show() {
     var text = input.value.trim();
     if (!text) { box.hidden = true; return; }
@@ -148,10 +158,10 @@
         li.appendChild(p);
         list.appendChild(li);
       });
-      status.textContent = hits.length ? hits.length + (hits.length === 1 ? " section matches" : " sections match") + " “" + text + "”." : "Nothing matches “" + text + "”.";
+      say(hits.length ? hits.length + (hits.length === 1 ? " section matches" : " sections match") + " “" + text + "”." : "Nothing matches “" + text + "”.");
       box.hidden = false;
     }).catch(function () {
-      status.textContent = "Search is not available here: the search index could not be loaded.";
+      say("Search could not load its index; press Enter to try again.");
       box.hidden = false;
     });
   }
@@ -160,6 +170,27 @@
   input.addEventListener("focus", function () { load().catch(function () {}); }, { once: true });
   document.addEventListener("click", function (e) {
     if (!box.hidden && !e.target.closest(".search")) box.hidden = true;
+  });
+  // The panel closes when the focus leaves the search (Tab, a click
+  // elsewhere) and when a result leads to a heading of this page, which it
+  // would cover; the focus goes to that heading.
+  form.addEventListener("focusout", function (e) {
+    if (!form.contains(e.relatedTarget)) box.hidden = true;
+  });
+  list.addEventListener("click", function (e) {
+    var a = e.target.closest("a");
+    // A server may show dir/index.html as dir/: both are this page.
+    var page = function (p) { return p.replace(/\/index\.html$/, "/"); };
+    if (!a || page(a.pathname) !== page(location.pathname) || a.search !== location.search) return;
+    // Stay on this page (the link may spell it as the other of the two).
+    e.preventDefault();
+    box.hidden = true;
+    var target = a.hash && document.getElementById(decodeURIComponent(a.hash.slice(1)));
+    if (a.hash) location.hash = a.hash;
+    if (target) {
+      if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+      target.focus({ preventScroll: true });
+    }
   });
   box.addEventListener("keydown", function (e) {
     if (e.key === "Escape") { box.hidden = true; input.focus(); }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,10 +77,21 @@ func serve(t *testing.T, repo string) (*httptest.Server, string) {
 	if _, err := site.Build(site.Config{Root: repo, Out: out}); err != nil {
 		t.Fatalf("building the site of %s:\n%v", repo, err)
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
+	files := http.FileServer(http.Dir(out))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/search-index.json") && failIndex.Load() {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	return srv, out
 }
+
+// failIndex makes requests for the search index fail while it is true, as
+// a flaky network would.
+var failIndex atomic.Bool
 
 // console collects what the pages of a tab write to the console, and every
 // request that leaves the site.
@@ -162,8 +174,11 @@ func poll(t *testing.T, ctx context.Context, what, js string) {
 // index is the part of search-index.json the tests read.
 type index struct {
 	Pages    []struct{ T, U string }
-	Sections []struct{ P int }
-	Terms    map[string][]int
+	Sections []struct {
+		P int
+		T string
+	}
+	Terms map[string][]int
 }
 
 func readIndex(t *testing.T, out string) index {
@@ -325,6 +340,51 @@ func TestCourse(t *testing.T) {
 					t.Fatal(err)
 				}
 				poll(t, ctx, "search says nothing matches", `document.getElementById("opslab-search-status").textContent.startsWith("Nothing matches")`)
+			})
+
+			t.Run("search recovers, is announced and gets out of the way", func(t *testing.T) {
+				word := onlyInChapter1(t, idx)
+				failIndex.Store(true)
+				open(t, ctx, srv.URL+"/"+chapters[0])
+				if hidden := eval[bool](t, ctx, `document.getElementById("opslab-search-status").closest("[hidden]") !== null`); hidden {
+					t.Errorf("the search status is inside a hidden element: its first message may not be announced")
+				}
+				if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("opslab-search-input"), word)); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "search says the index could not be loaded", `document.getElementById("opslab-search-status").textContent.includes("could not load")`)
+				con.take() // the refused requests' console messages
+				failIndex.Store(false)
+				if err := chromedp.Do(ctx, chromedp.KeyEvent("\r")); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "a second try finds "+word, `document.querySelectorAll("#opslab-search-list a").length > 0 && document.getElementById("opslab-search-status").textContent.includes("match")`)
+				// The focus leaves the search: the panel closes.
+				if err := chromedp.Do(ctx, chromedp.Focus(chromedp.ID("opslab-theme-toggle"))); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "the panel closes when the focus leaves the search", `document.getElementById("opslab-search-results").hidden`)
+				// A result on this page: the panel closes and the focus is on its heading.
+				if err := chromedp.Do(ctx, chromedp.Focus(chromedp.ID("opslab-search-input")), chromedp.KeyEvent("\r")); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "the results show again", `!document.getElementById("opslab-search-results").hidden`)
+				hash := eval[string](t, ctx, `document.querySelector('#opslab-search-list a[href*="#"]')?.hash ?? ""`)
+				if hash == "" {
+					t.Fatalf("no result for %q names a heading of chapter 1", word)
+				}
+				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#opslab-search-list a[href$=%q]`, hash)))); err != nil {
+					t.Fatal(err)
+				}
+				poll(t, ctx, "the panel closes after a result on this page", fmt.Sprintf(`location.hash === %q && document.getElementById("opslab-search-results").hidden`, hash))
+				poll(t, ctx, "the focus is on the heading", fmt.Sprintf(`document.activeElement.id === decodeURIComponent(%q)`, hash[1:]))
+				for _, s := range idx.Sections {
+					if s.T != strings.TrimSpace(s.T) {
+						t.Errorf("the index's section title %q has a space at an end", s.T)
+						break
+					}
+				}
+				con.take()
 			})
 
 			t.Run("code is highlighted", func(t *testing.T) {
