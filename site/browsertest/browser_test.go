@@ -79,9 +79,13 @@ func serve(t *testing.T, repo string) (*httptest.Server, string) {
 	}
 	files := http.FileServer(http.Dir(out))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/search-index.json") && failIndex.Load() {
-			http.Error(w, "unavailable", http.StatusServiceUnavailable)
-			return
+		if strings.HasSuffix(r.URL.Path, "/search-index.json") {
+			// Asked again each time, so that a failure is seen.
+			w.Header().Set("Cache-Control", "no-cache")
+			if failIndex.Load() {
+				http.Error(w, "unavailable", http.StatusServiceUnavailable)
+				return
+			}
 		}
 		files.ServeHTTP(w, r)
 	}))
@@ -311,7 +315,8 @@ func TestCourse(t *testing.T) {
 					if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("opslab-search-input"), word)); err != nil {
 						t.Fatal(err)
 					}
-					poll(t, ctx, "search shows results for "+word, `!document.getElementById("opslab-search-results").hidden && document.getElementById("opslab-search-status").textContent !== ""`)
+					// (Results for the whole word, not for the first letters typed.)
+					poll(t, ctx, "search shows results for "+word, fmt.Sprintf(`!document.getElementById("opslab-search-results").hidden && document.getElementById("opslab-search-status").textContent.includes(%q)`, "“"+word+"”"))
 					hrefs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#opslab-search-list a"), a => a.getAttribute("href"))`)
 					if len(hrefs) == 0 {
 						t.Errorf("search for %q found nothing; status: %s", word, eval[string](t, ctx, `document.getElementById("opslab-search-status").textContent`))
@@ -358,7 +363,7 @@ func TestCourse(t *testing.T) {
 				if err := chromedp.Do(ctx, chromedp.KeyEvent("\r")); err != nil {
 					t.Fatal(err)
 				}
-				poll(t, ctx, "a second try finds "+word, `document.querySelectorAll("#opslab-search-list a").length > 0 && document.getElementById("opslab-search-status").textContent.includes("match")`)
+				poll(t, ctx, "a second try finds "+word, fmt.Sprintf(`document.querySelectorAll("#opslab-search-list a").length > 0 && document.getElementById("opslab-search-status").textContent.includes(%q)`, "“"+word+"”"))
 				// The focus leaves the search: the panel closes.
 				if err := chromedp.Do(ctx, chromedp.Focus(chromedp.ID("opslab-theme-toggle"))); err != nil {
 					t.Fatal(err)
