@@ -2,7 +2,20 @@
 // cluster did, not what a learner wrote: the status the disruption
 // controller computed for the budget, the eviction subresource's answer to a
 // dry-run eviction of each web pod, where the pods run and whether the
-// drained node is cordoned and empty. None of them changes the cluster.
+// drained node is cordoned and empty; and, since a learner can reach that
+// final picture by deleting the budget, scaling to zero or deleting pods,
+// the drain of pdb-3 that led to it. The API server's audit log says how
+// each web pod went (an eviction or a delete, and whose), which evictions
+// were refused, when the budget was made or changed, and who made the
+// replacements; the pods' creation and Ready times say how many were Ready
+// after each removal. None of the checks changes the cluster.
+//
+// The judging is in pure functions (story.go) that take the log's events,
+// the pods and the times, so that it is tested without a cluster; the
+// cheats that used to pass are tests on the real cluster (TestCheat...).
+//
+// See https://kubernetes.io/docs/concepts/workloads/pods/disruptions/ and
+// https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/.
 //
 // Importing the package registers the checks with labcheck.
 package pdbcheck
@@ -13,6 +26,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -20,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/opslab/opslab/labcheck"
 )
@@ -40,61 +55,68 @@ func init() {
 }
 
 // Checks returns chapter 1's checks, in the order a learner meets them.
+// Each judges the final state first, then the drain of pdb-3 that led to
+// it (see story): from the API server's audit log where there is one,
+// from the API alone, and saying so, where there is none.
 func Checks() []labcheck.Check {
 	return []labcheck.Check{
 		{
 			Chapter: 1,
 			ID:      "pdb-budget-protects-web",
-			Title:   "one budget protects web, and the disruption controller counts a floor of at least 2",
+			Title:   "one budget protects web with a floor of at least 2, and it stood unchanged through the drain of pdb-3",
 			Points:  2,
-			Claim:   "the application declares one floor; the disruption controller turns it into desiredHealthy and disruptionsAllowed",
-			Reads:   "the PodDisruptionBudgets of pdb-lab that select the web pods, and the status the disruption controller wrote",
+			Claim:   "the application declares one floor; the disruption controller turns it into desiredHealthy, and a drain keeps to it only while the budget is there",
+			Reads: "the status the disruption controller wrote for the budget of pdb-lab that selects the web pods; its creationTimestamp against the first web pod to leave pdb-3; " +
+				"from the audit log, every create, change and delete of pdb-lab's budgets (without the log: the budget's managedFields)",
 			Hints: []string{
 				"Apply chapters/01-pdb/lab/namespace.yaml, web.yaml and budget.yaml (step 1 of the lab).",
 				"kubectl -n pdb-lab get pdb web -o yaml: status.desiredHealthy is the floor the controller computed; it must be at least 2, and status.observedGeneration must equal metadata.generation.",
-				"If you got the stalled drain going by deleting the budget or setting minAvailable to 0, put the floor back and add a replica instead: kubectl -n pdb-lab scale deployment web --replicas=4.",
+				"Do not delete the budget or loosen it during the drain and put it back afterwards: the budget must be older than the drain and unchanged since. Add a replica instead: kubectl -n pdb-lab scale deployment web --replicas=4.",
 			},
 			Run: budgetProtectsWeb,
 		},
 		{
 			Chapter: 1,
 			ID:      "pdb-eviction-allowed",
-			Title:   "a dry-run eviction of each web pod is allowed: the floor leaves room for one disruption",
+			Title:   "the budget made the drain wait: evictions refused at the floor went through once there was room, and one is allowed now",
 			Points:  3,
-			Claim:   "only Ready pods count, and more replicas beat a stricter budget: with one pod above the floor, an eviction is allowed",
-			Reads:   "the eviction subresource's answer to a dry-run eviction (policy/v1, dryRun All) of every web pod",
+			Claim:   "only Ready pods count: at the floor an eviction is refused until a replacement is Ready, and with one pod above the floor it is allowed",
+			Reads: "from the audit log, your evictions of web pods since pdb-3 was cordoned, the 429s among them, and which refused pods were evicted later; " +
+				"the eviction subresource's answer to a dry-run eviction (dryRun=All) of every web pod now",
 			Hints: []string{
-				"An eviction is refused with 429 while the budget's status.disruptionsAllowed is 0: kubectl -n pdb-lab get pdb web.",
-				"Wait until every web pod is Ready (new pods take 15 s): kubectl -n pdb-lab get pods -w.",
-				"With minAvailable 3 and 3 replicas nothing can be evicted, ever. Scale web to 4 replicas (step 5), or loosen the floor to minAvailable 2.",
+				"Drain pdb-3 with the budget in place (steps 4 and 5): kubectl drain retries each refused eviction every 5 s until a replacement is Ready.",
+				"An eviction is refused with 429 while kubectl -n pdb-lab get pdb web shows ALLOWED DISRUPTIONS 0; wait until every web pod is Ready (new pods take 15 s).",
+				"With minAvailable 3 and 3 replicas nothing can be evicted, ever. Scale web to 4 replicas (step 5), or loosen the floor to minAvailable 2 before the drain.",
 			},
 			Run: evictionAllowed,
 		},
 		{
 			Chapter: 1,
 			ID:      "pdb-node-drained",
-			Title:   "pdb-3 is cordoned and empty: the drain finished",
+			Title:   "pdb-3 is cordoned and empty, and its web pods left through the eviction API",
 			Points:  3,
-			Claim:   "a drain that waits on a budget finishes once the floor leaves room",
-			Reads:   "node pdb-3's spec.unschedulable and the pods bound to it in every namespace",
+			Claim:   "a drain asks the eviction API, which weighs each removal against the budget; a delete or a scale-down asks nobody",
+			Reads: "node pdb-3's spec.unschedulable and the pods bound to it in every namespace; " +
+				"from the audit log, the request that removed each web pod since pdb-3 was cordoned (an eviction, a delete, a scale-down) and who made it",
 			Hints: []string{
 				"Drain the node: kubectl drain pdb-3 --ignore-daemonsets --timeout=3m (steps 4 and 5).",
-				"If the drain timed out, read why: the 429s name the budget and its healthy count. The node stays cordoned; run the drain again once there is room.",
-				"Do not uncordon pdb-3 after the drain: the check reads the node as kubectl drain left it.",
+				"kubectl drain evicts; kubectl delete pod, kubectl drain --disable-eviction and scaling web down remove pods without asking the budget, and the audit log keeps that.",
+				"Do not uncordon pdb-3 after the drain: the checks read the node as kubectl drain left it.",
 			},
 			Run: nodeDrained,
 		},
 		{
 			Chapter: 1,
 			ID:      "pdb-web-placed",
-			Title:   "web runs Ready on the other nodes of its pool, one pod above its floor",
+			Title:   "web runs Ready on the other nodes of its pool, one pod above its floor, and never fell below the floor during the drain",
 			Points:  2,
-			Claim:   "availability comes from replicas and spreading; the budget only stops operations from breaking it",
-			Reads:   "the web pods' nodes and Ready condition, the nodes' pool label, and the budget's desiredHealthy",
+			Claim:   "availability comes from replicas and spreading; the budget keeps a drain from taking web below its floor, one replacement at a time",
+			Reads: "the web pods' nodes and Ready condition, and the budget's desiredHealthy; from the audit log, when each web pod left and who created the pods since pdb-3 was cordoned, " +
+				"with the Ready times of the replacements, to count the Ready pods after each removal (without the log: the pods' creation and Ready times)",
 			Hints: []string{
 				"kubectl -n pdb-lab get pods -o wide shows where each web pod runs and whether it is Ready.",
 				"Pods leave pdb-3 only through the drain; replacements go to schedulable nodes, so uncordon pdb-1 and pdb-2 after step 2.",
-				"The floor plus one: with minAvailable 3 you need 4 Ready replicas, spread over pdb-1 and pdb-2.",
+				"The floor plus one: with minAvailable 3 you need 4 Ready replicas, spread over pdb-1 and pdb-2; the drain must evict one pod at a time, each after the previous replacement is Ready.",
 			},
 			Run: webPlaced,
 		},
@@ -103,16 +125,27 @@ func Checks() []labcheck.Check {
 
 // lab is what the checks read from the cluster.
 type lab struct {
-	pods    []corev1.Pod // the web pods, not being deleted
+	ns      *corev1.Namespace // nil until the lab's namespace exists
+	pods    []corev1.Pod      // the web pods, not being deleted
+	all     []corev1.Pod      // the web pods, those being deleted too
 	budgets []policyv1.PodDisruptionBudget
 }
 
 func read(ctx context.Context, kube kubernetes.Interface) (lab, error) {
 	var l lab
+	ns, err := kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return l, fmt.Errorf("read namespace %s: %w", Namespace, err)
+	default:
+		l.ns = ns
+	}
 	pods, err := kube.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + App})
 	if err != nil {
 		return l, fmt.Errorf("list pods in %s: %w", Namespace, err)
 	}
+	l.all = pods.Items
 	for _, p := range pods.Items {
 		if p.DeletionTimestamp == nil {
 			l.pods = append(l.pods, p)
@@ -135,6 +168,93 @@ func read(ctx context.Context, kube kubernetes.Interface) (lab, error) {
 		}
 	}
 	return l, nil
+}
+
+// drain reads the story of the drain of pdb-3: from the audit log when
+// there is one that covers the lab run, from the API alone otherwise. When
+// there is no drain to judge yet, it says why in the returned sentence.
+func drain(ctx context.Context, c *labcheck.Cluster, l lab) (story, string, error) {
+	if l.ns == nil {
+		return story{}, "there is no namespace " + Namespace + ": the lab has not begun", nil
+	}
+	node, err := c.Kube.CoreV1().Nodes().Get(ctx, DrainedNode, metav1.GetOptions{})
+	if err != nil {
+		return story{}, "", fmt.Errorf("read node %s: %w", DrainedNode, err)
+	}
+	if !node.Spec.Unschedulable {
+		return story{}, DrainedNode + " is not cordoned: there is no drain of it to judge yet", nil
+	}
+	cordoned, ok := cordonedAt(node)
+	if !ok {
+		return story{}, "", fmt.Errorf("node %s is cordoned, but neither its taint %s nor its managedFields say since when", DrainedNode, corev1.TaintNodeUnschedulable)
+	}
+	start := l.ns.CreationTimestamp.Time
+	var pods []webPod
+	for _, p := range l.all {
+		pods = append(pods, toWebPod(p))
+	}
+	log := c.Audit()
+	s := story{Start: start, Cordoned: cordoned, Pods: pods, NoAudit: c.NoAudit}
+	switch {
+	case log == nil:
+		if s.NoAudit == "" {
+			s.NoAudit = "none was given"
+		}
+	case !log.Covers(start):
+		s.NoAudit = fmt.Sprintf("the audit log %s begins after the lab began at %s", log.Path, clock(start))
+	default:
+		events := log.Since(start)
+		s = tell(events, Namespace, start, cordonRequest(events, DrainedNode, cordoned), pods)
+	}
+	return s, "", nil
+}
+
+// cordonedAt returns when a cordoned node was cordoned: the time the node
+// lifecycle controller put its unschedulable taint on, or else the time of
+// the last write of spec.unschedulable in its managedFields. Both are in
+// whole seconds.
+func cordonedAt(n *corev1.Node) (time.Time, bool) {
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeUnschedulable && t.TimeAdded != nil {
+			return t.TimeAdded.Time, true
+		}
+	}
+	for _, m := range n.ManagedFields {
+		if m.Subresource == "" && m.FieldsV1 != nil && strings.Contains(string(m.FieldsV1.Raw), `"f:unschedulable"`) {
+			return m.Time.Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func toWebPod(p corev1.Pod) webPod {
+	w := webPod{Name: p.Name, Node: p.Spec.NodeName, Created: p.CreationTimestamp.Time, Deleting: p.DeletionTimestamp != nil}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			w.ReadyAt = c.LastTransitionTime.Time
+		}
+	}
+	if o := metav1.GetControllerOf(&p); o != nil {
+		w.Owner = o.Kind
+	}
+	for _, m := range p.ManagedFields {
+		if m.Subresource == "status" {
+			w.StatusBy = append(w.StatusBy, m.Manager)
+		}
+	}
+	return w
+}
+
+// specWrites returns the managers that wrote a budget's spec or metadata,
+// each with the time of its last write.
+func specWrites(b policyv1.PodDisruptionBudget) []specWrite {
+	var out []specWrite
+	for _, m := range b.ManagedFields {
+		if m.Subresource == "" && m.Time != nil {
+			out = append(out, specWrite{Manager: m.Manager, Time: m.Time.Time})
+		}
+	}
+	return out
 }
 
 func ready(p corev1.Pod) bool {
@@ -162,6 +282,25 @@ func statusLine(b policyv1.PodDisruptionBudget) string {
 		b.Name, floor(b), b.Generation, s.ObservedGeneration, s.ExpectedPods, s.DesiredHealthy, s.CurrentHealthy, s.DisruptionsAllowed)
 }
 
+// withDrain reads the drain's story for a check whose final state is
+// right, and gives it to judge; when there is no drain to judge, the check
+// fails with the reason.
+func withDrain(ctx context.Context, c *labcheck.Cluster, l lab, r labcheck.Result, judge func(story) verdict) (labcheck.Result, error) {
+	s, none, err := drain(ctx, c, l)
+	if err != nil {
+		return labcheck.Result{}, err
+	}
+	if none != "" {
+		r.Message = none
+		return r, nil
+	}
+	// The final state was right: the behaviour decides.
+	v := judge(s)
+	r.Evidence = append(r.Evidence, v.evidence...)
+	r.Pass, r.Message, r.Hint = v.ok, v.msg, v.hint
+	return r, nil
+}
+
 func budgetProtectsWeb(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	l, err := read(ctx, c.Kube)
 	if err != nil {
@@ -186,24 +325,40 @@ func budgetProtectsWeb(ctx context.Context, c *labcheck.Cluster) (labcheck.Resul
 	switch {
 	case s.ObservedGeneration < b.Generation:
 		r.Message = fmt.Sprintf("the disruption controller has not processed generation %d of budget %s yet", b.Generation, b.Name)
+		return r, nil
 	case s.ExpectedPods < 3:
 		r.Message = fmt.Sprintf("budget %s expects %d pods, want the 3 or more replicas of web", b.Name, s.ExpectedPods)
+		return r, nil
 	case s.DesiredHealthy < 2:
 		r.Message = fmt.Sprintf("budget %s keeps only %d pods (desiredHealthy), want a floor of at least 2", b.Name, s.DesiredHealthy)
-	default:
-		r.Pass = true
-		r.Message = fmt.Sprintf("budget %s keeps %d of %d web pods", b.Name, s.DesiredHealthy, s.ExpectedPods)
+		return r, nil
 	}
-	return r, nil
+	return withDrain(ctx, c, l, r, func(st story) verdict {
+		v := judgeBudgetStood(st, b.Name, b.CreationTimestamp.Time, specWrites(b))
+		if v.ok {
+			v.msg = fmt.Sprintf("budget %s keeps %d of %d web pods, and %s", b.Name, s.DesiredHealthy, s.ExpectedPods, strings.TrimPrefix(v.msg, "budget "+b.Name+" "))
+		}
+		return v
+	})
 }
 
 // dryRunEvict asks the eviction subresource whether it would evict a pod
 // now. It returns the HTTP code of the answer and its message with causes.
 func dryRunEvict(ctx context.Context, kube kubernetes.Interface, pod string) (int, string, error) {
-	err := kube.PolicyV1().Evictions(Namespace).Evict(ctx, &policyv1.Eviction{
+	ev := &policyv1.Eviction{
 		ObjectMeta:    metav1.ObjectMeta{Name: pod, Namespace: Namespace},
 		DeleteOptions: &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}},
-	})
+	}
+	var err error
+	if rc, ok := kube.PolicyV1().RESTClient().(*rest.RESTClient); ok && rc != nil {
+		// The dry run is named in the query too: the audit log keeps no
+		// bodies, and the checks read a request without ?dryRun as one
+		// that may have been stored.
+		err = rc.Post().AbsPath("/api/v1").Namespace(Namespace).Resource("pods").Name(pod).SubResource("eviction").
+			Param("dryRun", metav1.DryRunAll).Body(ev).Do(ctx).Error()
+	} else {
+		err = kube.PolicyV1().Evictions(Namespace).Evict(ctx, ev) // a clientset with no wire: the tests' fake
+	}
 	if err == nil {
 		return 201, "allowed", nil
 	}
@@ -251,9 +406,13 @@ func evictionAllowed(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 		r.Message = fmt.Sprintf("%d of %d web pods cannot be evicted now", refused, len(l.pods))
 		return r, nil
 	}
-	r.Pass = true
-	r.Message = fmt.Sprintf("each of the %d web pods may be evicted now", len(l.pods))
-	return r, nil
+	return withDrain(ctx, c, l, r, func(s story) verdict {
+		v := judgeRefusals(s)
+		if v.ok {
+			v.msg += fmt.Sprintf(", and each of the %d web pods may be evicted now", len(l.pods))
+		}
+		return v
+	})
 }
 
 func nodeDrained(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
@@ -280,15 +439,25 @@ func nodeDrained(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, err
 	switch {
 	case !node.Spec.Unschedulable && len(left) > 0:
 		r.Message = fmt.Sprintf("%s is schedulable and runs %d pods: it was not drained", DrainedNode, len(left))
+		return r, nil
 	case !node.Spec.Unschedulable:
 		r.Message = fmt.Sprintf("%s is schedulable: kubectl drain cordons the node it drains", DrainedNode)
+		return r, nil
 	case len(left) > 0:
 		r.Message = fmt.Sprintf("%s is cordoned but still runs %s", DrainedNode, strings.Join(left, ", "))
-	default:
-		r.Pass = true
-		r.Message = fmt.Sprintf("%s is cordoned and runs no pod", DrainedNode)
+		return r, nil
 	}
-	return r, nil
+	l, err := read(ctx, c.Kube)
+	if err != nil {
+		return labcheck.Result{}, err
+	}
+	return withDrain(ctx, c, l, r, func(s story) verdict {
+		v := judgeRoute(s)
+		if v.ok {
+			v.msg = fmt.Sprintf("%s is cordoned and empty, and %s", DrainedNode, v.msg)
+		}
+		return v
+	})
 }
 
 func ownedBy(p corev1.Pod, kind string) bool {
@@ -352,19 +521,28 @@ func webPlaced(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error
 	case len(l.pods) == 0:
 		r.Seen("web pods in %s: none", Namespace)
 		r.Message = "no web pods in pdb-lab"
+		return r, nil
 	case len(wrong) > 0:
 		r.Message = fmt.Sprintf("%s not on pdb-1 or pdb-2", strings.Join(wrong, ", "))
+		return r, nil
 	case len(l.budgets) != 1:
 		r.Message = "web needs exactly one budget to be measured against"
+		return r, nil
 	case desired < 2:
 		r.Message = fmt.Sprintf("the budget keeps %d pods; with no real floor there is nothing to stay above", desired)
+		return r, nil
 	case readyPods <= desired:
 		r.Message = fmt.Sprintf("%d web pods Ready, want more than the floor of %d", readyPods, desired)
+		return r, nil
 	case len(readyOn) < 2:
 		r.Message = "every Ready web pod is on one node: one node failure takes them all"
-	default:
-		r.Pass = true
-		r.Message = fmt.Sprintf("%d web pods Ready over %d nodes, floor %d", readyPods, len(readyOn), desired)
+		return r, nil
 	}
-	return r, nil
+	return withDrain(ctx, c, l, r, func(s story) verdict {
+		v := judgeFloor(s)
+		if v.ok {
+			v.msg = fmt.Sprintf("%d web pods Ready over %d nodes, floor %d; %s", readyPods, len(readyOn), desired, v.msg)
+		}
+		return v
+	})
 }

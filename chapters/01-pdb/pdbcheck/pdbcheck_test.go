@@ -2,7 +2,12 @@ package pdbcheck
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -15,84 +20,147 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
-// A state is a cluster as the checks would read it: objects, and the pods
-// whose eviction the API server refuses with 429.
+// A state is a cluster as the checks would read it: objects, the pods
+// whose eviction the API server refuses with 429, and the audit log's
+// events (none: no log).
 type state struct {
 	objects []runtime.Object
 	refuse  map[string]bool
+	events  []audit.Event
 }
 
-func node(name string, cordoned bool) *corev1.Node {
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{poolLabel: Pool}},
-		Spec:       corev1.NodeSpec{Unschedulable: cordoned},
+func node(name string, cordonedAt *time.Time) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{poolLabel: Pool}}}
+	if cordonedAt != nil {
+		n.Spec.Unschedulable = true
+		n.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &metav1.Time{Time: *cordonedAt}}}
 	}
+	return n
 }
 
-func webPod(name, nodeName string, isReady bool) *corev1.Pod {
-	status := corev1.ConditionFalse
-	if isReady {
-		status = corev1.ConditionTrue
-	}
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace, Labels: map[string]string{"app": App}},
-		Spec:       corev1.PodSpec{NodeName: nodeName},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
-			{Type: corev1.PodReady, Status: status},
-		}},
-	}
-}
-
-func budget(name string, minAvailable int, st policyv1.PodDisruptionBudgetStatus) *policyv1.PodDisruptionBudget {
+func budget(name string, minAvailable int, created time.Time, writes []specWrite, st policyv1.PodDisruptionBudgetStatus) *policyv1.PodDisruptionBudget {
 	v := intstr.FromInt32(int32(minAvailable))
 	st.ObservedGeneration = 1
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace, Generation: 1},
+	b := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace, Generation: 1, CreationTimestamp: metav1.Time{Time: created}},
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &v,
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": App}}},
 		Status: st,
 	}
+	for _, w := range writes {
+		b.ManagedFields = append(b.ManagedFields, metav1.ManagedFieldsEntry{Manager: w.Manager, Operation: metav1.ManagedFieldsOperationUpdate, Time: &metav1.Time{Time: w.Time}})
+	}
+	return b
 }
 
+// state turns a run into what the API and the audit log show at its end,
+// with the budget's status as the disruption controller would write it.
+func (r *run) state(minAvailable int, st policyv1.PodDisruptionBudgetStatus) state {
+	cordoned := r.whole(r.cordon)
+	s := state{objects: []runtime.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, CreationTimestamp: metav1.Time{Time: r.t0}}},
+		node("pdb-1", nil), node("pdb-2", nil), node("pdb-3", &cordoned),
+		budget("web", minAvailable, r.whole(r.budget), r.writes, st),
+	}}
+	for _, p := range r.pods {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: Namespace, Labels: map[string]string{"app": App},
+				CreationTimestamp: metav1.Time{Time: p.Created},
+				OwnerReferences:   []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-7d9", Controller: ptr(true)}},
+				ManagedFields: []metav1.ManagedFieldsEntry{
+					{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Time: &metav1.Time{Time: p.Created}},
+					{Manager: "kwok-controller", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", Time: &metav1.Time{Time: p.ReadyAt}},
+				}},
+			Spec:   corev1.PodSpec{NodeName: p.Node},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}},
+		}
+		if p.ready() {
+			pod.Status.Conditions[0] = corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Time{Time: p.ReadyAt}}
+		}
+		s.objects = append(s.objects, pod)
+	}
+	if !r.noAudit {
+		// The log began with the cluster, before the lab.
+		s.events = append([]audit.Event{{User: "kwok-admin", Verb: "create", Resource: "nodes", Name: "pdb-1", Code: 201,
+			Received: r.t0.Add(-time.Hour), Time: r.t0.Add(-time.Hour)}}, r.events...)
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func untouched() state {
-	return state{objects: []runtime.Object{node("pdb-1", false), node("pdb-2", false), node("pdb-3", false)}}
+	return state{objects: []runtime.Object{node("pdb-1", nil), node("pdb-2", nil), node("pdb-3", nil)}}
 }
 
 // solved is the state lab/solve.sh ends in: four Ready replicas on pdb-1
-// and pdb-2 under minAvailable 3, pdb-3 cordoned and empty.
+// and pdb-2 under minAvailable 3, pdb-3 cordoned and empty, reached by a
+// drain that waited for each replacement.
 func solved() state {
-	return state{objects: []runtime.Object{
-		node("pdb-1", false), node("pdb-2", false), node("pdb-3", true),
-		webPod("web-a", "pdb-1", true), webPod("web-b", "pdb-1", true),
-		webPod("web-c", "pdb-2", true), webPod("web-d", "pdb-2", true),
-		budget("web", 3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 4, DisruptionsAllowed: 1}),
-	}}
+	return solvedRun().state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 4, DisruptionsAllowed: 1})
 }
 
 // stalled is the state after step 4: minAvailable 3 over three replicas,
 // all on pdb-3, which a drain that timed out left cordoned.
 func stalled() state {
-	return state{
-		objects: []runtime.Object{
-			node("pdb-1", false), node("pdb-2", false), node("pdb-3", true),
-			webPod("web-a", "pdb-3", true), webPod("web-b", "pdb-3", true), webPod("web-c", "pdb-3", true),
-			budget("web", 3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 3, DesiredHealthy: 3, CurrentHealthy: 3}),
-		},
-		refuse: map[string]bool{"web-a": true, "web-b": true, "web-c": true},
-	}
-}
-
-// noBudget is a wrong repair: the budget deleted so that the drain could
-// finish.
-func noBudget() state {
-	s := solved()
-	s.objects = s.objects[:len(s.objects)-1]
+	r := started().cordoned(100).refuse(100.03, 130, "web-a", "web-b", "web-c")
+	s := r.state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 3, DesiredHealthy: 3, CurrentHealthy: 3})
+	s.refuse = map[string]bool{"web-a": true, "web-b": true, "web-c": true}
 	return s
 }
 
-func (s state) cluster() *labcheck.Cluster {
+// budgetPutBack is a wrong repair: the budget deleted so that the drain
+// could finish at once, then made again.
+func budgetPutBack() state {
+	return atOnce().state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 4, DisruptionsAllowed: 1})
+}
+
+// solvedNoLog is solved, graded with no audit log.
+func solvedNoLog() state {
+	r := solvedRun()
+	r.noAudit = true
+	return r.state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 4, DisruptionsAllowed: 1})
+}
+
+// writeLog writes events as the API server's audit log, one JSON line each.
+func writeLog(t *testing.T, events []audit.Event) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range events {
+		uri := "/api/v1/namespaces/" + e.Namespace + "/" + e.Resource + "/" + e.Name
+		if e.DryRun {
+			uri += "?dryRun=All"
+		}
+		line := map[string]any{
+			"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata", "stage": "ResponseComplete",
+			"requestURI": uri, "verb": e.Verb, "userAgent": e.UserAgent,
+			"user":                     map[string]any{"username": e.User},
+			"objectRef":                map[string]any{"resource": e.Resource, "subresource": e.Subresource, "namespace": e.Namespace, "name": e.Name, "apiGroup": e.Group},
+			"responseStatus":           map[string]any{"code": e.Code},
+			"requestReceivedTimestamp": e.Received.Format(time.RFC3339Nano),
+			"stageTimestamp":           e.Time.Format(time.RFC3339Nano),
+		}
+		if e.Impersonated != "" {
+			line["impersonatedUser"] = map[string]any{"username": e.Impersonated}
+		}
+		j, err := json.Marshal(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func (s state) cluster(t *testing.T) *labcheck.Cluster {
 	kube := fake.NewClientset(s.objects...)
 	kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		ca, ok := a.(k8stesting.CreateAction)
@@ -129,7 +197,13 @@ func (s state) cluster() *labcheck.Cluster {
 		list.Items = keep
 		return true, list, nil
 	})
-	return &labcheck.Cluster{Kube: kube}
+	c := &labcheck.Cluster{Kube: kube, NoAudit: "none was given"}
+	if s.events != nil {
+		if err := c.UseAuditLog(writeLog(t, s.events)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
 }
 
 func TestChecks(t *testing.T) {
@@ -141,16 +215,18 @@ func TestChecks(t *testing.T) {
 	}{
 		{name: "untouched", reason: "nothing applied: every check fails", state: untouched(),
 			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": false}},
-		{name: "solved", reason: "the state solve.sh ends in: every check passes", state: solved(),
+		{name: "solved", reason: "the state solve.sh ends in, by the drain it makes: every check passes", state: solved(),
 			want: map[string]bool{"pdb-budget-protects-web": true, "pdb-eviction-allowed": true, "pdb-node-drained": true, "pdb-web-placed": true}},
 		{name: "stalled", reason: "the budget is there, but nothing can be evicted and pdb-3 still runs web", state: stalled(),
-			want: map[string]bool{"pdb-budget-protects-web": true, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": false}},
-		{name: "budget-deleted", reason: "deleting the budget finishes the drain but is not the repair", state: noBudget(),
+			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": false}},
+		{name: "budget-put-back", reason: "deleting the budget finishes the drain at once; putting it back afterwards does not hide it", state: budgetPutBack(),
 			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": true, "pdb-web-placed": false}},
+		{name: "solved-without-audit-log", reason: "the API shows the budget older than the drain and the replacements one after another, but neither refusals nor evictions", state: solvedNoLog(),
+			want: map[string]bool{"pdb-budget-protects-web": true, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := tt.state.cluster()
+			c := tt.state.cluster(t)
 			for _, chk := range Checks() {
 				r, err := chk.Run(context.Background(), c)
 				if err != nil {

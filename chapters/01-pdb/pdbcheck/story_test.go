@@ -1,0 +1,594 @@
+package pdbcheck
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opslab/opslab/labcheck/audit"
+)
+
+// A run builds a lab run as the real cluster records it: the audit log's
+// lines, in the order of their times, and the web pods the API shows at
+// the end. Times are seconds after the lab namespace was created.
+type run struct {
+	t0      time.Time
+	events  []audit.Event
+	pods    map[string]webPod
+	cordon  float64
+	budget  float64     // when the budget was created
+	writes  []specWrite // the budget's managedFields
+	noAudit bool
+}
+
+var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+func newRun() *run {
+	r := &run{t0: t0, pods: map[string]webPod{}}
+	r.budget = 0
+	r.writes = []specWrite{{"kubectl-client-side-apply", t0}}
+	return r
+}
+
+func (r *run) at(sec float64) time.Time {
+	return r.t0.Add(time.Duration(sec * float64(time.Second)))
+}
+
+// whole is a time as the API server stores it: whole seconds.
+func (r *run) whole(sec float64) time.Time { return r.at(sec).Truncate(time.Second) }
+
+// The actors of the lab, as the audit log names them.
+var (
+	learner    = audit.Event{User: "kwok-admin", UserAgent: "kubectl/v1.36.3"}
+	kwok       = audit.Event{User: "kwok-admin", UserAgent: "kwok-controller/v0.8.0"}
+	scheduler  = audit.Event{User: "kwok-admin", UserAgent: "kube-scheduler/v1.36.3"}
+	replicaset = audit.Event{User: audit.ReplicaSetController, UserAgent: "kube-controller-manager/v1.36.3"}
+)
+
+func as(who audit.Event, user string) audit.Event {
+	who.Impersonated = user
+	return who
+}
+
+// log adds one request: res is "pods", "pods/eviction", "poddisruptionbudgets", ...
+func (r *run) log(sec float64, who audit.Event, verb, res, name string, code int) *run {
+	e := who
+	e.Received, e.Time = r.at(sec), r.at(sec)
+	e.Verb, e.Name, e.Code = verb, name, code
+	e.Resource, e.Subresource, _ = strings.Cut(res, "/")
+	e.Namespace = Namespace
+	switch e.Resource {
+	case "poddisruptionbudgets":
+		e.Group = "policy"
+	case "nodes":
+		e.Namespace = ""
+	case "serviceaccounts":
+		e.Namespace = "kube-system"
+	}
+	r.events = append(r.events, e)
+	return r
+}
+
+// make has the replicaset controller create pod name at sec, the scheduler
+// bind it to node, and kwok run it, Ready readyAfter seconds later (never
+// when readyAfter is negative).
+func (r *run) make(sec float64, name, node string, readyAfter float64) *run {
+	r.log(sec, replicaset, "create", "pods", "", 201)
+	r.log(sec+0.02, scheduler, "create", "pods/binding", name, 201)
+	r.log(sec+0.04, kwok, "patch", "pods/status", name, 200)
+	p := webPod{Name: name, Node: node, Created: r.whole(sec), Owner: "ReplicaSet", StatusBy: []string{"kwok-controller"}}
+	if readyAfter >= 0 {
+		r.log(sec+readyAfter, kwok, "patch", "pods/status", name, 200)
+		p.ReadyAt = r.whole(sec + readyAfter)
+	}
+	r.pods[name] = p
+	return r
+}
+
+// gone has kwok finish the deletion of a pod, as it does right after an
+// eviction or a delete is granted.
+func (r *run) gone(sec float64, name string) {
+	r.log(sec+0.015, kwok, "delete", "pods", name, 200)
+	r.log(sec+0.02, kwok, "delete", "pods", name, 404)
+	delete(r.pods, name)
+}
+
+// evict is a learner's eviction of pod; a 201 removes it.
+func (r *run) evict(sec float64, name string, code int) *run {
+	return r.evictAs(sec, learner, name, code)
+}
+
+func (r *run) evictAs(sec float64, who audit.Event, name string, code int) *run {
+	r.log(sec, who, "create", "pods/eviction", name, code)
+	if code == 201 {
+		r.gone(sec, name)
+	}
+	return r
+}
+
+// refuse is kubectl drain's retries: a 429 for each pod every 5 s from
+// sec until before end.
+func (r *run) refuse(sec, end float64, names ...string) *run {
+	for t := sec; t < end; t += 5 {
+		for _, n := range names {
+			r.evict(t, n, 429)
+		}
+	}
+	return r
+}
+
+func (r *run) del(sec float64, who audit.Event, name string) *run {
+	r.log(sec, who, "delete", "pods", name, 200)
+	r.gone(sec, name)
+	return r
+}
+
+func (r *run) cordoned(sec float64) *run {
+	r.cordon = sec
+	return r.log(sec, learner, "patch", "nodes", DrainedNode, 200)
+}
+
+// evictAndReplace is one step of a drain: the eviction of old, and its
+// replacement by the replicaset controller, Ready readyAfter later.
+func (r *run) evictAndReplace(sec float64, old, new string, readyAfter float64) *run {
+	r.evict(sec, old, 201)
+	return r.make(sec+0.03, new, "pdb-1", readyAfter)
+}
+
+// started is step 1: three web pods on pdb-3, Ready at 15 s.
+func started() *run {
+	r := newRun()
+	r.log(0, learner, "create", "poddisruptionbudgets", "web", 201)
+	for _, n := range []string{"web-a", "web-b", "web-c"} {
+		r.make(0.1, n, DrainedNode, 15)
+	}
+	return r
+}
+
+// solvedRun is what lab/solve.sh does from step 4 on: the drain of pdb-3
+// stalls under minAvailable 3, a fourth replica, and the drain evicts one
+// pod at a time, each after the previous replacement is Ready.
+func solvedRun() *run {
+	r := started().cordoned(100)
+	r.log(99.5, learner, "patch", "poddisruptionbudgets", "web", 200)
+	r.writes = append(r.writes, specWrite{"kubectl-patch", r.whole(99.5)})
+	r.refuse(100.03, 130, "web-a", "web-b", "web-c")
+	r.make(130, "web-d", "pdb-2", 15)
+	r.evictAndReplace(146, "web-a", "web-e", 15)
+	r.refuse(146.5, 161, "web-b", "web-c")
+	r.evictAndReplace(161.5, "web-b", "web-f", 15)
+	r.refuse(162, 176.5, "web-c")
+	r.evictAndReplace(177, "web-c", "web-g", 15)
+	return r
+}
+
+// atOnce is a drain with nothing to hold it back: the budget deleted (or
+// relaxed), every pod of pdb-3 evicted in the same instant.
+func atOnce() *run {
+	r := started().cordoned(100)
+	r.make(110, "web-d", "pdb-2", 15)
+	r.log(126, learner, "delete", "poddisruptionbudgets", "web", 200)
+	r.evictAndReplace(130, "web-a", "web-e", 15)
+	r.evictAndReplace(130.01, "web-b", "web-f", 15)
+	r.evictAndReplace(130.02, "web-c", "web-g", 15)
+	r.log(150, learner, "create", "poddisruptionbudgets", "web", 201)
+	r.budget = 150
+	r.writes = []specWrite{{"kubectl-client-side-apply", r.whole(150)}}
+	return r
+}
+
+func (r *run) story() story {
+	var pods []webPod
+	for _, p := range r.pods {
+		pods = append(pods, p)
+	}
+	if r.noAudit {
+		return story{Start: r.t0, Cordoned: r.whole(r.cordon), Pods: pods, NoAudit: "none was given"}
+	}
+	// The log is read sorted by completion time, as audit.Parse sorts it.
+	events := append([]audit.Event(nil), r.events...)
+	sortEvents(events)
+	return tell(events, Namespace, r.t0, cordonRequest(events, DrainedNode, r.whole(r.cordon)), pods)
+}
+
+func sortEvents(es []audit.Event) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].Time.Before(es[j-1].Time); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+// The four judges, by the check each decides.
+var judges = map[string]func(r *run) verdict{
+	"pdb-budget-protects-web": func(r *run) verdict { return judgeBudgetStood(r.story(), "web", r.whole(r.budget), r.writes) },
+	"pdb-eviction-allowed":    func(r *run) verdict { return judgeRefusals(r.story()) },
+	"pdb-node-drained":        func(r *run) verdict { return judgeRoute(r.story()) },
+	"pdb-web-placed":          func(r *run) verdict { return judgeFloor(r.story()) },
+}
+
+// pass marks a check that must pass; any other string is a phrase the
+// failing check's message must contain.
+const pass = "PASS"
+
+func TestJudges(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		run    func() *run
+		want   map[string]string // check ID → pass, or a phrase of its failure
+	}{
+		{
+			name: "solved", reason: "lab/solve.sh from step 4: every behaviour is there",
+			run:  solvedRun,
+			want: map[string]string{"pdb-budget-protects-web": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-web-placed": pass},
+		},
+		{
+			name: "budget-deleted-for-the-drain", reason: "with no budget every pod goes at once; the budget put back afterwards is younger than the drain",
+			run: atOnce,
+			want: map[string]string{
+				"pdb-budget-protects-web": "was created at 12:02:30, after the drain of pdb-3 began at 12:02:10",
+				"pdb-eviction-allowed":    "the drain never waited at the floor",
+				"pdb-node-drained":        pass,
+				"pdb-web-placed":          "only 1 web pod was Ready after web-c left at 12:02:10.020",
+			},
+		},
+		{
+			name: "budget-relaxed-and-restored", reason: "minAvailable 0 for the drain, 3 again afterwards: the change after the drain began shows",
+			run: func() *run {
+				r := atOnce()
+				r.events = r.events[:len(r.events)-1] // not recreated: patched back
+				r.budget = 0
+				r.log(150, learner, "patch", "poddisruptionbudgets", "web", 200)
+				return r
+			},
+			want: map[string]string{"pdb-budget-protects-web": "kwok-admin (kubectl) patched budget web at 12:02:30"},
+		},
+		{
+			name: "budget-loosened-before-the-drain", reason: "README step 5's other repair: minAvailable 2 before the drain, left so",
+			run: func() *run {
+				r := started().cordoned(100).refuse(100.03, 120, "web-a", "web-b", "web-c")
+				r.log(125, learner, "patch", "poddisruptionbudgets", "web", 200)
+				r.evictAndReplace(130, "web-a", "web-e", 15)
+				r.refuse(130.5, 145, "web-b", "web-c")
+				r.evictAndReplace(145.5, "web-b", "web-f", 15)
+				r.refuse(146, 160.5, "web-c")
+				return r.evictAndReplace(161, "web-c", "web-g", 15)
+			},
+			want: map[string]string{"pdb-budget-protects-web": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-web-placed": pass},
+		},
+		{
+			name: "scaled-to-zero-and-back", reason: "the replicaset controller deletes every pod, asking nobody",
+			run: func() *run {
+				r := started().cordoned(100)
+				r.log(110, learner, "patch", "deployments/scale", "web", 200)
+				for _, n := range []string{"web-a", "web-b", "web-c"} {
+					r.del(110.1, replicaset, n)
+				}
+				for _, n := range []string{"web-d", "web-e", "web-f", "web-g"} {
+					r.make(120, n, "pdb-1", 15)
+				}
+				return r
+			},
+			want: map[string]string{
+				"pdb-eviction-allowed": "no eviction of a web pod was refused",
+				"pdb-node-drained":     "deleted by system:serviceaccount:kube-system:replicaset-controller (kube-controller-manager), not evicted",
+				"pdb-web-placed":       "only 0 web pods were Ready",
+			},
+		},
+		{
+			name: "drain-disable-eviction", reason: "kubectl drain --disable-eviction deletes every pod at once",
+			run: func() *run {
+				r := started().cordoned(100)
+				r.make(110, "web-d", "pdb-2", 15)
+				for i, n := range []string{"web-a", "web-b", "web-c"} {
+					r.del(130+float64(i)*0.01, learner, n)
+					r.make(130.05, "web-"+string(rune('e'+i)), "pdb-1", 15)
+				}
+				return r
+			},
+			want: map[string]string{
+				"pdb-budget-protects-web": pass,
+				"pdb-node-drained":        "web-a left at 12:02:10, deleted by kwok-admin (kubectl), not evicted",
+				"pdb-web-placed":          "below the floor of 2",
+			},
+		},
+		{
+			name: "cordoned-never-drained", reason: "four replicas placed on pdb-1 and pdb-2 after pdb-3 was cordoned: no pod ever left",
+			run: func() *run {
+				r := newRun().cordoned(0.5)
+				r.log(1, learner, "create", "poddisruptionbudgets", "web", 201)
+				for _, n := range []string{"web-a", "web-b", "web-c", "web-d"} {
+					r.make(1, n, "pdb-1", 15)
+				}
+				return r
+			},
+			want: map[string]string{
+				"pdb-budget-protects-web": "has not stood through a drain yet",
+				"pdb-eviction-allowed":    "no eviction of a web pod was refused",
+				"pdb-node-drained":        "the node was cordoned, not drained",
+				"pdb-web-placed":          "there was no drain to keep to the floor",
+			},
+		},
+		{
+			name: "deleted-one-by-one-waiting", reason: "each delete waits for the previous replacement: the floor holds, but nobody asked the budget",
+			run: func() *run {
+				r := started().cordoned(100)
+				r.make(110, "web-d", "pdb-2", 15)
+				r.del(130, learner, "web-a").make(130.03, "web-e", "pdb-1", 15)
+				r.del(146, learner, "web-b").make(146.03, "web-f", "pdb-1", 15)
+				return r.del(162, learner, "web-c").make(162.03, "web-g", "pdb-1", 15)
+			},
+			want: map[string]string{
+				"pdb-budget-protects-web": pass,
+				"pdb-eviction-allowed":    "the drain never waited at the floor",
+				"pdb-node-drained":        "deleted by kwok-admin (kubectl), not evicted",
+				"pdb-web-placed":          pass,
+			},
+		},
+		{
+			name: "deleted-as-the-replicaset-controller", reason: "kubectl delete --as a controller's account still shows the person who asked",
+			run: func() *run {
+				r := started().cordoned(100)
+				r.make(110, "web-d", "pdb-2", 15)
+				who := as(learner, audit.ReplicaSetController)
+				r.del(130, who, "web-a").make(130.03, "web-e", "pdb-1", 15)
+				r.del(146, who, "web-b").make(146.03, "web-f", "pdb-1", 15)
+				return r.del(162, who, "web-c").make(162.03, "web-g", "pdb-1", 15)
+			},
+			want: map[string]string{"pdb-node-drained": "deleted by kwok-admin as system:serviceaccount:kube-system:replicaset-controller (kubectl), not evicted"},
+		},
+		{
+			name: "evicted-as-a-controller", reason: "an eviction made in a controller's name is not the learner's drain",
+			run: func() *run {
+				r := started().cordoned(100)
+				r.make(110, "web-d", "pdb-2", 15)
+				who := as(learner, audit.NodeController)
+				r.evictAs(130, who, "web-a", 201).make(130.03, "web-e", "pdb-1", 15)
+				r.evictAs(146, who, "web-b", 201).make(146.03, "web-f", "pdb-1", 15)
+				return r.evictAs(162, who, "web-c", 201).make(162.03, "web-g", "pdb-1", 15)
+			},
+			want: map[string]string{"pdb-node-drained": "was evicted at 12:02:10 in a controller's name (kwok-admin as system:serviceaccount:kube-system:node-controller (kubectl))"},
+		},
+		{
+			name: "dry-run-evictions-then-deletes", reason: "kubectl drain --dry-run=server names the dry run only in the body: the 201s change nothing, and the deletes that follow remove the pods",
+			run: func() *run {
+				r := started().cordoned(100)
+				r.make(110, "web-d", "pdb-2", 15)
+				for _, n := range []string{"web-a", "web-b", "web-c"} {
+					r.log(129, learner, "create", "pods/eviction", n, 201)
+				}
+				r.del(130, learner, "web-a").make(130.03, "web-e", "pdb-1", 15)
+				r.del(146, learner, "web-b").make(146.03, "web-f", "pdb-1", 15)
+				return r.del(162, learner, "web-c").make(162.03, "web-g", "pdb-1", 15)
+			},
+			want: map[string]string{"pdb-node-drained": "web-a left at 12:02:10, deleted by kwok-admin (kubectl), not evicted"},
+		},
+		{
+			name: "dry-run-in-the-query-then-evicted", reason: "a dry run the log marks (labcheck's own) is no removal; the real eviction after it is",
+			run: func() *run {
+				r := solvedRun()
+				e := learner
+				e.DryRun, e.UserAgent = true, "labcheck/v0.0.0"
+				r.log(145, e, "create", "pods/eviction", "web-a", 201)
+				r.log(145.1, e, "create", "pods/eviction", "web-b", 429)
+				return r
+			},
+			want: map[string]string{"pdb-node-drained": pass, "pdb-eviction-allowed": pass},
+		},
+		{
+			name: "refused-then-deleted", reason: "refusals that the learner answered by deleting the pods: the drain never went on through the budget",
+			run: func() *run {
+				r := started().cordoned(100).refuse(100.03, 130, "web-a", "web-b", "web-c")
+				r.make(130, "web-d", "pdb-2", 15)
+				r.del(146, learner, "web-a").make(146.03, "web-e", "pdb-1", 15)
+				r.del(162, learner, "web-b").make(162.03, "web-f", "pdb-1", 15)
+				return r.del(178, learner, "web-c").make(178.03, "web-g", "pdb-1", 15)
+			},
+			want: map[string]string{"pdb-eviction-allowed": "no refused pod was evicted later"},
+		},
+		{
+			name: "hand-made-pod", reason: "a Ready pod made with kubectl props up the count while the drain goes at once",
+			run: func() *run {
+				r := solvedRun()
+				r.log(140, learner, "create", "pods", "web-extra", 201)
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": "kwok-admin (kubectl) created web-extra in pdb-lab at 12:02:20"},
+		},
+		{
+			name: "status-written-by-hand", reason: "a pod made Ready with kubectl patch --subresource=status",
+			run: func() *run {
+				r := solvedRun()
+				r.log(150, learner, "patch", "pods/status", "web-e", 200)
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": "kwok-admin (kubectl) wrote the status of web-e"},
+		},
+		{
+			name: "token-for-the-replicaset-controller", reason: "a token minted for the controller's account makes its requests anyone's",
+			run: func() *run {
+				r := solvedRun()
+				r.log(5, learner, "create", "serviceaccounts/token", "replicaset-controller", 201)
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": "minted a token for the replicaset controller"},
+		},
+		{
+			name: "the-controller-manager-asks-for-tokens", reason: "kube-controller-manager asks for its controllers' tokens as the cluster's admin: that is no cheat",
+			run: func() *run {
+				r := solvedRun()
+				km := learner
+				km.UserAgent = "kube-controller-manager/v1.36.3"
+				r.log(5, km, "create", "serviceaccounts/token", "replicaset-controller", 201)
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": pass},
+		},
+		{
+			name: "an-earlier-run-ends-as-this-one-begins", reason: "pods of the previous lab run, finished in the namespace's first second, are not this run's",
+			run: func() *run {
+				r := newRun().cordoned(0)
+				r.log(0.2, kwok, "delete", "pods", "web-old", 200)
+				r.log(0.3, learner, "create", "poddisruptionbudgets", "web", 201)
+				for _, n := range []string{"web-a", "web-b", "web-c", "web-d"} {
+					r.make(1, n, "pdb-1", 15)
+				}
+				return r
+			},
+			want: map[string]string{"pdb-node-drained": "the node was cordoned, not drained"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for id, want := range tt.want {
+				v := judges[id](tt.run())
+				switch {
+				case want == pass && !v.ok:
+					t.Errorf("%s failed: %s; evidence %q (%s)", id, v.msg, v.evidence, tt.reason)
+				case want != pass && v.ok:
+					t.Errorf("%s passed: %s; want a failure with %q (%s)", id, v.msg, want, tt.reason)
+				case want != pass && !strings.Contains(v.msg, want):
+					t.Errorf("%s failed with %q, want %q (%s)", id, v.msg, want, tt.reason)
+				}
+			}
+		})
+	}
+}
+
+func TestJudgesWithoutAuditLog(t *testing.T) {
+	noLog := func(build func() *run) func() *run {
+		return func() *run { r := build(); r.noAudit = true; return r }
+	}
+	tests := []struct {
+		name   string
+		reason string
+		run    func() *run
+		want   map[string]string
+	}{
+		{
+			name: "solved", reason: "the API shows the replacements started one after another and the budget older than the drain",
+			run: noLog(solvedRun),
+			want: map[string]string{
+				"pdb-budget-protects-web": pass,
+				"pdb-eviction-allowed":    "a refused eviction leaves no trace in the API",
+				"pdb-node-drained":        "an eviction cannot be told from a delete without the API server's audit log",
+				"pdb-web-placed":          pass,
+			},
+		},
+		{
+			name: "budget-deleted-for-the-drain", reason: "the budget's creationTimestamp is after the replacements', which all started at once",
+			run: noLog(atOnce),
+			want: map[string]string{
+				"pdb-budget-protects-web": "was created at 12:02:30, after the drain of pdb-3 began at 12:01:50",
+				"pdb-web-placed":          "at 12:02:10 only 1 of 4 web pods could have been Ready",
+			},
+		},
+		{
+			name: "budget-patched-after-the-drain-began", reason: "managedFields keep the time of the patch that put the floor back",
+			run: func() *run {
+				r := noLog(solvedRun)()
+				r.writes = append(r.writes, specWrite{"kubectl-patch", r.whole(170)})
+				return r
+			},
+			want: map[string]string{"pdb-budget-protects-web": "was changed by kubectl-patch at 12:02:50"},
+		},
+		{
+			name: "status-written-by-hand", reason: "managedFields name kubectl as a writer of a pod's status",
+			run: func() *run {
+				r := noLog(solvedRun)()
+				p := r.pods["web-e"]
+				p.StatusBy = append(p.StatusBy, "kubectl-patch")
+				r.pods["web-e"] = p
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": "kubectl-patch wrote the status of web-e"},
+		},
+		{
+			name: "cordoned-never-drained", reason: "no pod was made since pdb-3 was cordoned",
+			run: func() *run {
+				r := started()
+				r.noAudit = true
+				r.cordon = 100
+				return r
+			},
+			want: map[string]string{
+				"pdb-budget-protects-web": "has not stood through a drain yet",
+				"pdb-web-placed":          "nothing was replaced",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for id, want := range tt.want {
+				v := judges[id](tt.run())
+				switch {
+				case want == pass && !v.ok:
+					t.Errorf("%s failed: %s; evidence %q (%s)", id, v.msg, v.evidence, tt.reason)
+				case want != pass && v.ok:
+					t.Errorf("%s passed: %s; want a failure with %q (%s)", id, v.msg, want, tt.reason)
+				case want != pass && !strings.Contains(v.msg, want):
+					t.Errorf("%s failed with %q, want %q (%s)", id, v.msg, want, tt.reason)
+				}
+				if !v.ok && !strings.Contains(strings.Join(v.evidence, "\n"), "no audit log (none was given)") && !strings.Contains(v.msg, "has not stood") {
+					t.Errorf("%s: evidence %q does not say it judged without the audit log", id, v.evidence)
+				}
+			}
+		})
+	}
+}
+
+func TestCordonRequest(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		writes []audit.Event
+		want   time.Time
+	}{
+		{name: "kubectl-drain", reason: "the patch that cordoned the node gives the millisecond the taint's whole second lacks",
+			writes: []audit.Event{{User: "kwok-admin", Verb: "patch", Resource: "nodes", Name: DrainedNode, Code: 200, Time: t0.Add(675 * time.Millisecond)}},
+			want:   t0.Add(675 * time.Millisecond)},
+		{name: "controller", reason: "the node lifecycle controller's taint is not the cordon",
+			writes: []audit.Event{{User: audit.NodeController, Verb: "patch", Resource: "nodes", Name: DrainedNode, Code: 200, Time: t0.Add(700 * time.Millisecond)}},
+			want:   t0},
+		{name: "other-node", reason: "a write to pdb-1 says nothing of pdb-3",
+			writes: []audit.Event{{User: "kwok-admin", Verb: "patch", Resource: "nodes", Name: "pdb-1", Code: 200, Time: t0.Add(100 * time.Millisecond)}},
+			want:   t0},
+		{name: "long-before", reason: "an uncordon a minute earlier is another write",
+			writes: []audit.Event{{User: "kwok-admin", Verb: "patch", Resource: "nodes", Name: DrainedNode, Code: 200, Time: t0.Add(-time.Minute)}},
+			want:   t0},
+	}
+	for _, tt := range tests {
+		if got := cordonRequest(tt.writes, DrainedNode, t0); !got.Equal(tt.want) {
+			t.Errorf("%s: cordonRequest = %s, want %s (%s)", tt.name, clock(got), clock(tt.want), tt.reason)
+		}
+	}
+}
+
+func TestRemovalHow(t *testing.T) {
+	e := func(who audit.Event, verb, res string) *audit.Event {
+		who.Verb = verb
+		who.Resource, who.Subresource, _ = strings.Cut(res, "/")
+		return &who
+	}
+	tests := []struct {
+		name    string
+		by      *audit.Event
+		evicted bool
+		how     string
+	}{
+		{"eviction", e(learner, "create", "pods/eviction"), true, "evicted by kwok-admin (kubectl)"},
+		{"delete", e(learner, "delete", "pods"), false, "deleted by kwok-admin (kubectl)"},
+		{"collection", e(learner, "deletecollection", "pods"), false, "deleted with every pod of the namespace by kwok-admin (kubectl)"},
+		{"scale-down", e(replicaset, "delete", "pods"), false, "deleted by system:serviceaccount:kube-system:replicaset-controller (kube-controller-manager)"},
+		{"impersonated-eviction", e(as(learner, audit.NodeController), "create", "pods/eviction"), false, "evicted by kwok-admin as system:serviceaccount:kube-system:node-controller (kubectl)"},
+		{"no-request", nil, false, "removed with no request in the audit log"},
+	}
+	for _, tt := range tests {
+		r := removal{Pod: "web-a", By: tt.by}
+		if got := fmt.Sprint(r.evicted(), " ", r.how()); got != fmt.Sprint(tt.evicted, " ", tt.how) {
+			t.Errorf("%s: evicted, how = %s, want %v %s", tt.name, got, tt.evicted, tt.how)
+		}
+	}
+}
