@@ -28,7 +28,11 @@
   // h makes an element: h("button", {type: "button", text: "Evict"},
   // [children]); attributes, except text (its text) and on* (listeners).
   // h.svg makes SVG elements the same way. h.keep re-renders a region and
-  // gives the keyboard focus back to the control that had it (data-key).
+  // gives the keyboard focus back to the control that had it (data-key) or,
+  // when that control is gone (an evicted pod's row), to the control now in
+  // its place, so the focus never drops to the page. h.say announces one
+  // sentence to screen readers: regions that are re-rendered whole are not
+  // live, or every click would read them again from the start.
   function make(doc, tag, props, kids) {
     var e = doc(tag);
     Object.keys(props || {}).forEach(function (k) {
@@ -49,14 +53,24 @@
   h.svg = function (tag, props, kids) {
     return make(function (t) { return document.createElementNS("http://www.w3.org/2000/svg", t); }, tag, props, kids);
   };
+  var controls = "button, input, select";
   h.keep = function (region, build) {
-    var a = document.activeElement, key = a && region.contains(a) ? a.getAttribute("data-key") : null;
+    var a = document.activeElement, had = a && region.contains(a);
+    var key = had ? a.getAttribute("data-key") : null;
+    var at = had ? Array.prototype.indexOf.call(region.querySelectorAll(controls), a) : -1;
     region.replaceChildren.apply(region, build());
-    if (key) {
-      var again = region.querySelector('[data-key="' + key + '"]');
-      if (again && !again.disabled) again.focus();
+    if (!had) return;
+    var again = key && region.querySelector('[data-key="' + key + '"]');
+    if (!again || again.disabled) {
+      var all = Array.prototype.filter.call(region.querySelectorAll(controls), function (e) { return !e.disabled; });
+      again = all[Math.min(at, all.length - 1)];
     }
+    if (again) again.focus();
   };
+  var announcer = document.createElement("p");
+  announcer.className = "sr-only";
+  announcer.setAttribute("role", "status");
+  h.say = function (sentence) { announcer.textContent = sentence; };
 
   function load() {
     var go = new Go();
@@ -90,6 +104,7 @@
     load().then(function (api) {
       var live = document.createElement("div");
       live.className = "demo-live";
+      section.appendChild(announcer);
       section.appendChild(live);
       draw(live, api, h);
       bar.remove();

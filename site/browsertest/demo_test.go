@@ -76,6 +76,31 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 	return eval[string](t, ctx, fmt.Sprintf(`document.querySelector(%q)?.textContent ?? %q`, sel, "(no "+sel+")"))
 }
 
+// press focuses a control and presses Enter, as a keyboard reader does,
+// then checks that the focus stayed in the demo on a control.
+func press(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent("\r")); err != nil {
+		t.Fatalf("pressing %s: %v", sel, err)
+	}
+	if got := eval[string](t, ctx, `document.activeElement.closest("#opslab-demo") ? document.activeElement.tagName : "outside the demo: " + document.activeElement.tagName`); got != "BUTTON" && got != "SELECT" && got != "INPUT" {
+		t.Errorf("after pressing %s the focus is %s, want a control of the demo", sel, got)
+	}
+}
+
+// announced returns the sentence the demo last announced, and checks that
+// it is the demo's only live region that is re-rendered whole.
+func announced(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	live := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#opslab-demo [aria-live], #opslab-demo [role="log"], #opslab-demo [role="status"], #opslab-demo [role="alert"]'), e => e.tagName + "." + e.className)`)
+	for _, l := range live {
+		if l != "P.sr-only" && l != "P.demo-error" {
+			t.Errorf("the demo has a live region %s besides its announcer and its error line", l)
+		}
+	}
+	return eval[string](t, ctx, `document.querySelector('#opslab-demo p.sr-only[role="status"]')?.textContent ?? ""`)
+}
+
 // TestDemos clicks through each chapter's demo and checks that it shows
 // what the chapter's model says: the demos are the models compiled to
 // WebAssembly, so these are the chapters' claims seen in a browser.
@@ -109,14 +134,21 @@ func TestDemos(t *testing.T) {
 	t.Run("01-pdb floor 3 refuses, a container crash goes through", func(t *testing.T) {
 		startDemo(t, ctx, page("01-pdb"))
 		choose(t, ctx, "#pdb-floor", "3")
-		click(t, ctx, `button[aria-label="Evict web-1"]`)
+		press(t, ctx, `button[aria-label="Evict web-1"]`)
 		if got := eval[string](t, ctx, `document.querySelector(".demo-log li:last-child").dataset.kind`); got != "refused" {
 			t.Errorf("with a floor of 3 the eviction of web-1 is logged as %q, want refused; log ends %q", got, text(t, ctx, ".demo-log li:last-child"))
 		}
 		if got := text(t, ctx, ".demo-log li:last-child"); !strings.Contains(got, "refused 429") {
 			t.Errorf("the refusal gives no reason from the model: %q", got)
 		}
-		click(t, ctx, `button[aria-label="Crash web-2"]`)
+		said := announced(t, ctx)
+		if last := text(t, ctx, ".demo-log li:last-child"); said != last {
+			t.Errorf("after Evict the demo announces %q, want the model's one line %q", said, last)
+		}
+		press(t, ctx, `button[aria-label="Crash web-2"]`)
+		if said := announced(t, ctx); !strings.Contains(said, "web-2") {
+			t.Errorf("after Crash the demo announces %q, want its line about web-2", said)
+		}
 		log := eval[[]string](t, ctx, `Array.from(document.querySelectorAll(".demo-log li"), li => li.textContent)`)
 		if !strings.Contains(strings.Join(log, "\n"), "web-2 on pdb-2: its container crashed and the kubelet restarted it in the same pod (restart 1): no budget was asked") {
 			t.Errorf("the crash of web-2 is not in the log:\n%s", strings.Join(log, "\n"))
@@ -143,6 +175,9 @@ func TestDemos(t *testing.T) {
 		click(t, ctx, `button[data-key="noexecute"]`)
 		click(t, ctx, `button[data-key="adv10"]`)
 		click(t, ctx, `button[data-key="adv10"]`)
+		if said := announced(t, ctx); !strings.Contains(said, "link-20s left") {
+			t.Errorf("when link-20s leaves the demo announces %q", said)
+		}
 		left := func(pod string) string {
 			return eval[string](t, ctx, fmt.Sprintf(`document.querySelector('.demo-log li[data-pod=%q]').dataset.leftSec ?? "on the node"`, pod))
 		}

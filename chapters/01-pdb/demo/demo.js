@@ -13,19 +13,26 @@ window.opslabDemoUI = function (root, api, h) {
     h("button", { type: "button", "data-key": "advance60", onclick: function () { act(api.advance(60)); }, text: "Advance the clock 1 min" }),
     h("button", { type: "button", "data-key": "reset", onclick: function () { act(api.reset(+floor.value)); }, text: "Start again" }),
   ]);
-  var clock = h("p", { class: "demo-clock", role: "status" });
+  var clock = h("p", { class: "demo-clock" });
   var pods = h("div", { class: "demo-region" });
-  var counts = h("p", { class: "demo-counts", "aria-live": "polite" });
+  var counts = h("p", { class: "demo-counts" });
   var error = h("p", { class: "demo-error", role: "alert" });
-  var log = h("ol", { class: "demo-log", role: "log", "aria-label": "What happened, from the model's log" });
+  // The log is no live region: each action announces its own sentence (act).
+  var log = h("ol", { class: "demo-log", tabindex: "0", "aria-label": "What happened, from the model's log" });
   root.append(controls, clock, pods, counts, error,
     h("h3", { class: "demo-title", text: "Log" }), log);
 
   function act(next) {
     if (next.error) { error.textContent = next.error; return; }
     error.textContent = "";
+    var before = s.log.length;
     s = next;
     render();
+    // One sentence per action: what the model logged for it.
+    var added = s.log.length >= before ? s.log.slice(before) : [];
+    if (added.length === 1) h.say(added[0].text);
+    else if (added.length > 1) h.say(added.length + " things happened; the last: " + added[added.length - 1].text);
+    else h.say(clock.textContent + ".");
   }
   function render() {
     clock.textContent = "Clock " + s.now + " · budget " + s.budget + " · status " + s.status;

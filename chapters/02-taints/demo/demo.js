@@ -17,19 +17,25 @@ window.opslabDemoUI = function (root, api, h) {
     button("adv3600", "Advance 1 h", function () { return api.advance(3600); }),
     button("reset", "Start again", function () { return api.reset(); }),
   ]);
-  var clock = h("p", { class: "demo-clock", role: "status" });
+  var clock = h("p", { class: "demo-clock" });
   var table = h("div", { class: "demo-region" });
   var error = h("p", { class: "demo-error", role: "alert" });
   var chart = h("div", { class: "demo-chart" });
-  var timeline = h("ol", { class: "demo-log", "aria-label": "When each pod leaves", "aria-live": "polite" });
+  // The timeline is no live region: each action announces its own sentence (act).
+  var timeline = h("ol", { class: "demo-log", tabindex: "0", "aria-label": "When each pod leaves" });
   root.append(controls, clockControls, clock, error, table,
     h("h3", { class: "demo-title", text: "Timeline" }), chart, timeline);
 
   function act(next) {
     if (next.error) { error.textContent = next.error; return; }
     error.textContent = "";
+    var gone = {};
+    s.pods.forEach(function (p) { if (p.leftAt) gone[p.name] = true; });
     s = next;
     render();
+    // One sentence per action: the clock, the taints and who left.
+    var left = s.pods.filter(function (p) { return p.leftAt && !gone[p.name]; }).map(function (p) { return p.name; });
+    h.say(clock.textContent + (left.length ? "; " + left.join(", ") + (left.length === 1 ? " left." : " left.") : "; no pod left."));
   }
   function tolerationControl(p) {
     var kind = p.toleration === "none" || p.toleration === "forever" ? p.toleration : "seconds";

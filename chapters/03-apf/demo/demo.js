@@ -32,7 +32,8 @@ window.opslabDemoUI = function (root, api, h) {
     var value = field === "shares" ? l.shares : l.lendablePercent;
     var input = h("input", { type: "range", id: id, min: min, max: max, step: 1, value: value, "data-key": id,
       oninput: function () { setLevel(l.name, field, +input.value); } });
-    return h("div", {}, [h("label", { for: id, text: label }), input, h("output", { for: id, text: value + (field === "shares" ? "" : " %") })]);
+    // The visible word, then the level: every slider has its own name.
+    return h("div", {}, [h("label", { for: id }, [label, h("span", { class: "sr-only", text: " of " + l.name })]), input, h("output", { for: id, text: value + (field === "shares" ? "" : " %") })]);
   }
   function renderSeats() {
     var total = 0;
