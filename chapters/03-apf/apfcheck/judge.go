@@ -75,6 +75,8 @@ func judgeIsolated(runaway []Route, others []Other) labcheck.Result {
 		return labcheck.Failf("there is no request of the runaway operator to judge")
 	case len(stayed) == len(runaway):
 		return labcheck.Failf("the runaway operator's requests still go to the default schema %s and level %s", stayed[0].Schema, stayed[0].Level)
+	case len(stayed) == 1:
+		return labcheck.Failf("1 of the runaway operator's %d kinds of request still goes to a default schema: %s", len(runaway), routes(stayed))
 	case len(stayed) > 0:
 		return labcheck.Failf("%d of the runaway operator's %d kinds of request still go to default schemas: %s", len(stayed), len(runaway), routes(stayed))
 	case len(exempt) > 0:

@@ -4,7 +4,9 @@
 # apf-lab-*, prints each step, and waits only for the API server to take
 # a new configuration (a second or two). It never overloads anything:
 # every request it sends as the lab's accounts is refused (403) after the
-# server has classified it.
+# server has classified it. The runaway operator runs one pass of its loop
+# before the fix and one after, under its own account, so the audit log
+# holds every kind of request it makes.
 set -euo pipefail
 # The course's kubectl, whatever else is on the PATH (see make env).
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
@@ -70,6 +72,8 @@ k get prioritylevelconfigurations \
 	| tee "$out/levels.txt"
 
 step "2. as the runaway operator: which schema takes its requests? (403, but classified first)"
+printf '$ runaway-operator --context %s --passes 1\n' "$ctx"
+go run ./chapters/03-apf/cmd/runaway-operator --context "$ctx" --passes 1
 printf '$ kubectl --as=%s get configmaps -n apf-lab -v=8\n' "$runaway"
 schema_of "$runaway" configmaps -n apf-lab
 
@@ -80,6 +84,8 @@ printf '$ kubectl --as=%s get configmaps -n apf-lab -v=8\n' "$runaway"
 schema_of "$runaway" configmaps -n apf-lab
 printf '$ apfctl classify --context %s --user %s --verb list --resource configmaps -n apf-lab\n' "$ctx" "$runaway"
 go run ./chapters/03-apf/cmd/apfctl classify --context "$ctx" --user "$runaway" --verb list --resource configmaps -n apf-lab
+printf '$ runaway-operator --context %s --passes 1\n' "$ctx"
+go run ./chapters/03-apf/cmd/runaway-operator --context "$ctx" --passes 1
 
 step "4. two schemas of equal precedence for apf-lab/tie-probe: the first name wins"
 show apply -f $lab/tie.yaml
