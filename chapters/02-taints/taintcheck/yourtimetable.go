@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,7 +24,7 @@ func init() {
 		Chapter: 2, ID: "taints-my-timetable", Points: 2,
 		Title: "your own timetable agrees with the chapter's",
 		Claim: "the rule of the taint eviction controller fits in a small program: first matching toleration, then its seconds",
-		Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out); the pods of taints-lab and their tolerations",
+		Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out); the pods of taints-lab, their tolerations, and who placed them (the audit log's bindings, or without it who wrote spec.nodeName)",
 		Hints: []string{
 			"Write a program that lists the pods of taints-lab and prints, for a NoExecute taint, one line per pod on a node: POD now, POD after Ns or POD never, soonest first, ties by name.",
 			"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute)",
@@ -44,34 +45,56 @@ func TimetableLines(rows []taints.Row) string {
 }
 
 func checkMyTimetable(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+	l, found, err := readLab(ctx, c)
+	if err != nil || !found {
+		return noLab(), err
+	}
 	cm, err := c.Kube.CoreV1().ConfigMaps(Namespace).Get(ctx, MyTimetable, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return labcheck.Failf("there is no ConfigMap %s in %s: record your program's output there", MyTimetable, Namespace), nil
+		cm, err = nil, nil
 	}
 	if err != nil {
 		return labcheck.Result{}, err
+	}
+	list, err := c.Kube.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return labcheck.Result{}, err
+	}
+	return judgeMyTimetable(l, cm, list.Items), nil
+}
+
+// judgeMyTimetable compares the learner's recorded timetable with the
+// chapter's for the same taint on the lab's pods as they are now. The pods
+// must be the lab's, placed by the scheduler: a namespace of pods put on
+// nodes by hand is a timetable of the learner's own making.
+func judgeMyTimetable(l lab, cm *corev1.ConfigMap, list []corev1.Pod) labcheck.Result {
+	if cm == nil {
+		return labcheck.Failf("there is no ConfigMap %s in %s: record your program's output there", MyTimetable, Namespace)
 	}
 	var r labcheck.Result
 	taint, err := taints.ParseTaint(strings.TrimSpace(cm.Data["taint"]))
 	if err != nil {
 		r.Message = fmt.Sprintf("%s's taint: %v", MyTimetable, err)
-		return r, nil
+		return r
 	}
 	if taint.Effect != taints.NoExecute {
 		r.Message = fmt.Sprintf("%s's taint %s is not NoExecute: nobody leaves, so there is nothing to time", MyTimetable, taint)
-		return r, nil
+		return r
 	}
 	node := strings.TrimSpace(cm.Data["node"])
 	r.Seen("%s: taint %s, node %q", MyTimetable, taint, node)
-	list, err := c.Kube.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return labcheck.Result{}, err
+	if !l.hasLog {
+		r.Seen("%s", l.withoutLog("the pods' managedFields (who wrote spec.nodeName)"))
 	}
 	var pods []taints.Pod
-	for i := range list.Items {
-		p := &list.Items[i]
-		if p.DeletionTimestamp != nil || (node != "" && p.Spec.NodeName != node) {
+	for i := range list {
+		p := &list[i]
+		if p.DeletionTimestamp != nil || p.Spec.NodeName == "" || (node != "" && p.Spec.NodeName != node) {
 			continue
+		}
+		if why := placedByScheduler(l, p); why != "" {
+			r.Message = why + "; time the lab's own pods, which the scheduler placed"
+			return r
 		}
 		pods = append(pods, apiconv.Pod(p))
 	}
@@ -82,7 +105,7 @@ func checkMyTimetable(ctx context.Context, c *labcheck.Cluster) (labcheck.Result
 	}
 	if len(kinds) < 2 {
 		r.Message = fmt.Sprintf("under %s every pod of %s leaves the same way; pick a taint that tells them apart (opslab.dev/link-down:NoExecute does)", taint, Namespace)
-		return r, nil
+		return r
 	}
 	want := strings.Split(strings.TrimSuffix(TimetableLines(rows), "\n"), "\n")
 	got := strings.Split(strings.TrimSpace(strings.ReplaceAll(cm.Data["out"], "\r\n", "\n")), "\n")
@@ -96,11 +119,26 @@ func checkMyTimetable(ctx context.Context, c *labcheck.Cluster) (labcheck.Result
 		}
 		if w != g {
 			r.Message = fmt.Sprintf("line %d of your timetable is %q; the chapter's timetable says %q", i+1, g, w)
-			return r, nil
+			return r
 		}
 	}
 	r.Seen("%d lines agree, from %q to %q", len(want), want[0], want[len(want)-1])
 	r.Pass = true
 	r.Message = fmt.Sprintf("your timetable for %s agrees with the chapter's, line for line (%d pods)", taint, len(want))
-	return r, nil
+	return r
+}
+
+// placedByScheduler says why a pod on a node was not placed by the
+// scheduler, or "" when it was: the audit log's binding, or without it
+// no client wrote its spec.nodeName. (The Scheduled event is not asked for
+// here: it lives an hour, and the exercise may come later.)
+func placedByScheduler(l lab, p *corev1.Pod) string {
+	if l.hasLog {
+		_, why := lifeOf(l.log, p.Name).placed()
+		return why
+	}
+	if m, ok := placedByHand(p); ok {
+		return fmt.Sprintf("%s was placed by hand: its spec.nodeName was written by %s", p.Name, m)
+	}
+	return ""
 }

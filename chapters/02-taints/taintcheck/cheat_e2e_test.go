@@ -1,0 +1,603 @@
+//go:build e2e
+
+package taintcheck
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/opslab/opslab/lab/labenv"
+	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
+)
+
+// The cheat tests build on the lab cluster, in namespace taints-lab on nodes
+// taints-1..3, what a learner who wants the points without the behaviour
+// could build: pods that never existed and events written for them, pods
+// put on nodes by hand, deletions by hand or in the controller's name with
+// --as, a shorter toleration, a hand-made binding, tolerations written by
+// hand and managedFields wiped, a reason that says nothing. Each check must
+// fail, with the log and without it, and say what is missing. Each scenario
+// makes the namespace afresh (the checks read what happened since it was
+// made) and leaves the chapter as it found it: no namespace, no taints of
+// the lab on its nodes.
+
+// cheatAgent is what the requests of the tests look like: kubectl.
+const cheatAgent = "kubectl/v1.36.3 (linux/amd64) kubernetes/cheat"
+
+// An expectation is what one check must say after a cheat: a part of its
+// message with the audit log, and without it ("" when the API alone cannot
+// tell, which the check's evidence then says), and optionally a part of
+// its evidence in each case.
+type expectation struct {
+	check                      string
+	withLog, noLog             string
+	logEvidence, noLogEvidence string
+}
+
+type cheat struct {
+	name   string
+	reason string
+	phases []phase
+}
+
+// A phase builds part of a cheat, then runs checks on it.
+type phase struct {
+	build func(ctx context.Context, t *testing.T, h *hand)
+	want  []expectation
+}
+
+// A hand is the learner's kubectl.
+type hand struct {
+	k      kubernetes.Interface
+	asCtrl kubernetes.Interface // the same, with --as the taint eviction controller
+}
+
+func TestCheatsFailChapter2(t *testing.T) {
+	ctx := context.Background()
+	withLog, err := labcheck.Connect(ctx, labenv.Kubeconfig(), labenv.Context(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withLog.AuditPath == "" {
+		t.Fatalf("the lab cluster keeps no audit log here (%s): the cheat tests need it", withLog.NoAudit)
+	}
+	noLog, err := labcheck.Connect(ctx, labenv.Kubeconfig(), labenv.Context(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noLog.AuditPath, noLog.NoAudit = "", "switched off by the cheat test"
+	h := newHand(t, withLog.Config)
+	untouched(ctx, t, h.k)
+
+	for _, c := range cheats {
+		t.Run(c.name, func(t *testing.T) {
+			startLab(ctx, t, h.k)
+			for _, ph := range c.phases {
+				ph.build(ctx, t, h)
+				// The API server writes a request's audit line as the
+				// answer leaves: give the last ones a moment.
+				time.Sleep(300 * time.Millisecond)
+				for _, w := range ph.want {
+					runCheat(ctx, t, withLog, w.check, w.withLog, w.logEvidence, c.reason)
+					if w.noLog != "" {
+						runCheat(ctx, t, noLog, w.check, w.noLog, w.noLogEvidence, c.reason+" (without the audit log)")
+					}
+				}
+			}
+		})
+	}
+}
+
+func runCheat(ctx context.Context, t *testing.T, c *labcheck.Cluster, id, want, evidence, reason string) {
+	t.Helper()
+	chk, ok := labcheck.Lookup(id)
+	if !ok {
+		t.Fatalf("no check %s", id)
+	}
+	res, err := chk.Run(ctx, c)
+	if err != nil {
+		t.Fatalf("%s could not look: %v", id, err)
+	}
+	ev := strings.Join(res.Evidence, "\n  ")
+	t.Logf("%s: %s", id, res.Message)
+	if res.Pass || !strings.Contains(res.Message, want) || !strings.Contains(ev, evidence) {
+		t.Errorf("%s = pass %v %q, want a failure with %q and evidence %q (%s)\nevidence:\n  %s", id, res.Pass, res.Message, want, evidence, reason, ev)
+	}
+}
+
+var cheats = []cheat{
+	{
+		name:   "forged_the_whole_lab_in_seconds",
+		reason: "taints first, then pods put on the nodes by hand, control with the 300 s tolerations written out, and events for twin-0s and link-20s, which never existed, dated in the future",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoExecute)
+				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
+				h.create(ctx, t, pinned(labPod("control"), "taints-1", defaults()...))
+				h.create(ctx, t, pinned(labPod("twin-forever"), "taints-2", tolerate(MaintKey, nil)))
+				h.create(ctx, t, pinned(labPod("link-3600s"), "taints-3", tolerate(LinkKey, ptr.To[int64](3600))))
+				h.running(ctx, t, "control", "twin-forever", "link-3600s")
+				future := time.Now().Add(time.Hour)
+				h.event(ctx, t, "twin-0s", markMessage+Namespace+"/twin-0s", future, "kubectl-create")
+				// The events API, with the controller's manager name borrowed.
+				h.eventV1(ctx, t, "link-20s", markMessage+Namespace+"/link-20s", future, controllerAgent)
+				h.timetable(ctx, t, "control now\ntwin-forever now\nlink-3600s after 3600s\n")
+			},
+			want: []expectation{
+				{check: "taints-control-defaults", withLog: "tolerations were sent by kubectl-create", noLog: "tolerations were sent by kubectl-create"},
+				{check: "taints-noschedule-evicted-nothing", withLog: "twin-forever was placed by hand", noLog: "twin-forever was placed by hand"},
+				{check: "taints-noexecute-removed-one-twin", withLog: "twin-0s was never created", noLog: "is not the controller's: it was written by kubectl-create"},
+				{check: "taints-link-20s-evicted", withLog: "link-20s was never created", noLog: "later than the server's clock"},
+				{check: "taints-link-3600s-stays", withLog: "link-3600s was placed by hand", noLog: "link-3600s was placed by hand"},
+				{check: "taints-my-timetable", withLog: "was placed by hand", noLog: "was placed by hand"},
+			},
+		}},
+	},
+	{
+		name:   "deleted_the_pods_by_hand_and_as_the_controller",
+		reason: "the lab's pods, placed by the scheduler; twin-0s deleted with kubectl before the NoExecute taint; the link taken down and up again (the controller cancels), link-20s deleted with --as the controller and an event written with --as; a timetable copied from the chapter",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				for _, p := range labPods() {
+					h.create(ctx, t, p)
+				}
+				h.running(ctx, t, "control", "twin-0s", "twin-forever", "link-20s", "link-3600s")
+				h.delete(ctx, t, h.k, "twin-0s")
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoExecute)
+				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
+				time.Sleep(time.Second)
+				h.untaint(ctx, t, "taints-3", LinkKey)
+				h.eventually(ctx, t, "the controller's cancellation for link-20s", func(evs []corev1.Event) bool {
+					for _, e := range evs {
+						if e.Message == cancelMessage+Namespace+"/link-20s" {
+							return true
+						}
+					}
+					return false
+				})
+				h.delete(ctx, t, h.asCtrl, "link-20s")
+				h.eventAs(ctx, t, "link-20s", markMessage+Namespace+"/link-20s")
+				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
+				// The chapter's own example, for pods this namespace does not have.
+				h.timetable(ctx, t, "link-0s now\nno-toleration now\nother-key now\nswitch-4-only now\nswitch-5-only now\nlink-20s after 20s\nlink-3600s after 3600s\nlink-forever never\n")
+			},
+			want: []expectation{
+				{check: "taints-noexecute-removed-one-twin", withLog: "twin-0s was deleted by kwok-admin (kubectl), not by the taint eviction controller", noLog: "no TaintManagerEviction event of the taint eviction controller names it"},
+				{check: "taints-link-20s-evicted", withLog: "as system:serviceaccount:kube-system:node-controller (kubectl) with --as", noLog: "is not the controller's: it was written by kubectl-create",
+					logEvidence: "the taint eviction controller cancelled the deletion of link-20s", noLogEvidence: "the taint eviction controller cancelled the deletion of link-20s"},
+				{check: "taints-my-timetable", withLog: `line 1 of your timetable is "link-0s now"`, noLog: `line 1 of your timetable is "link-0s now"`},
+			},
+		}},
+	},
+	{
+		name:   "the_controller_removed_other_pods",
+		reason: "the real controller at work, on pods that are not the lab's: link-20s with tolerationSeconds 2, twin-0s put on taints-2 by hand",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				short := labPod("link-20s")
+				short.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "taints-3"}
+				short.Spec.Tolerations = []corev1.Toleration{tolerate(LinkKey, ptr.To[int64](2))}
+				h.create(ctx, t, short)
+				h.create(ctx, t, pinned(labPod("twin-0s"), "taints-2", tolerate(MaintKey, ptr.To[int64](0))))
+				forever := labPod("twin-forever")
+				forever.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "taints-2"}
+				forever.Spec.Tolerations = []corev1.Toleration{tolerate(MaintKey, nil)}
+				h.create(ctx, t, forever)
+				h.running(ctx, t, "link-20s", "twin-0s", "twin-forever")
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoExecute)
+				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
+				h.gone(ctx, t, 15*time.Second, "twin-0s", "link-20s")
+			},
+			want: []expectation{
+				{check: "taints-link-20s-evicted", withLog: "earlier than its 20 s", noLog: "earlier than its 20 s"},
+				{check: "taints-noexecute-removed-one-twin", withLog: "twin-0s was placed by hand", noLog: "no Scheduled event of the scheduler names twin-0s"},
+			},
+		}},
+	},
+	{
+		name:   "bound_twin_forever_by_hand_under_the_taint",
+		reason: "the NoSchedule taint first, then twin-forever bound to taints-2 through the binding subresource by hand, with a Scheduled event written for it",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
+				p := labPod("twin-forever")
+				p.Spec.SchedulerName = "nobody"
+				p.Spec.Tolerations = []corev1.Toleration{tolerate(MaintKey, nil)}
+				p = h.create(ctx, t, p)
+				if err := h.k.CoreV1().Pods(Namespace).Bind(ctx, &corev1.Binding{
+					ObjectMeta: metav1.ObjectMeta{Name: p.Name},
+					Target:     corev1.ObjectReference{Kind: "Node", Name: "taints-2"},
+				}, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				h.running(ctx, t, "twin-forever")
+				ev := &corev1.Event{
+					ObjectMeta:          metav1.ObjectMeta{Name: "twin-forever.scheduled", Namespace: Namespace},
+					InvolvedObject:      corev1.ObjectReference{Kind: "Pod", Namespace: Namespace, Name: p.Name, UID: p.UID},
+					Reason:              scheduledReason,
+					Message:             "Successfully assigned " + Namespace + "/twin-forever to taints-2",
+					Source:              corev1.EventSource{Component: schedulerName},
+					ReportingController: schedulerName,
+					FirstTimestamp:      metav1.Now(),
+					LastTimestamp:       metav1.Now(),
+					Type:                corev1.EventTypeNormal,
+				}
+				if _, err := h.k.CoreV1().Events(Namespace).Create(ctx, ev, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []expectation{
+				{check: "taints-noschedule-evicted-nothing", withLog: "twin-forever was bound to its node by kwok-admin (kubectl), not by the scheduler", noLog: "no Scheduled event of the scheduler names twin-forever", noLogEvidence: `event twin-forever.scheduled ("Successfully assigned taints-lab/twin-forever to taints-2") not counted`},
+			},
+		}},
+	},
+	{
+		name:   "wrote_control_and_db_by_hand",
+		reason: "control created with the 300 s tolerations written out, then its managedFields wiped; db's pod given 6000 s by hand while its template keeps the default; then a template of 6000 s with a reason that says nothing",
+		phases: []phase{
+			{
+				build: func(ctx context.Context, t *testing.T, h *hand) {
+					c := labPod("control")
+					c.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "taints-1"}
+					c.Spec.Tolerations = defaults()
+					h.create(ctx, t, c)
+					h.patch(ctx, t, "control", types.MergePatchType, `{"metadata":{"managedFields":[{}]}}`)
+					h.createDB(ctx, t)
+					h.rolledOut(ctx, t)
+					h.patch(ctx, t, "db-0", types.JSONPatchType, `[{"op":"replace","path":"/spec/tolerations/0/tolerationSeconds","value":6000},{"op":"replace","path":"/spec/tolerations/1/tolerationSeconds","value":6000}]`)
+					h.annotateDB(ctx, t, "db rebuilds its local cache when it moves, so it waits 6000 s")
+				},
+				want: []expectation{
+					{check: "taints-control-defaults", withLog: "control was changed after it was created", noLog: "managedFields was cleared"},
+					{check: "taints-db-value-and-reason", withLog: "db's pod template does not wait longer than the default 300 s", noLog: "db's pod template does not wait longer than the default 300 s"},
+				},
+			},
+			{
+				build: func(ctx context.Context, t *testing.T, h *hand) {
+					patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"db is stateful so it waits 6000 s"}},"spec":{"template":{"spec":{"tolerations":[` +
+						`{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000},` +
+						`{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000}]}}}}`
+					if _, err := h.k.AppsV1().StatefulSets(Namespace).Patch(ctx, "db", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"}); err != nil {
+						t.Fatal(err)
+					}
+					h.rolledOut(ctx, t)
+				},
+				want: []expectation{
+					{check: "taints-db-value-and-reason", withLog: "db's reason names neither what a move costs it", noLog: "db's reason names neither what a move costs it"},
+				},
+			},
+		},
+	},
+}
+
+// untouched stops the tests when chapter 2's part of the cluster is in use:
+// they would destroy a learner's lab.
+func untouched(ctx context.Context, t *testing.T, k kubernetes.Interface) {
+	t.Helper()
+	if _, err := k.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{}); err == nil {
+		t.Fatalf("namespace %s exists: the cheat tests need chapter 2 untouched (delete it and the lab's taints first)", Namespace)
+	}
+	for _, n := range []string{"taints-1", "taints-2", "taints-3"} {
+		node, err := k.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tn := range node.Spec.Taints {
+			if tn.Key == MaintKey || tn.Key == LinkKey {
+				t.Fatalf("node %s has the lab's taint %s: the cheat tests need chapter 2 untouched", n, tn.Key)
+			}
+		}
+	}
+}
+
+// startLab makes the lab's namespace, and when the test ends takes the
+// lab's taints off its nodes and deletes the namespace, waiting until it is
+// gone so that the next scenario starts a new run of the lab.
+func startLab(ctx context.Context, t *testing.T, k kubernetes.Interface) {
+	t.Helper()
+	if _, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		h := &hand{k: k}
+		for _, n := range []string{"taints-1", "taints-2", "taints-3"} {
+			h.untaint(ctx, t, n, MaintKey, LinkKey)
+		}
+		if err := k.CoreV1().Namespaces().Delete(ctx, Namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete namespace %s: %v", Namespace, err)
+		}
+		labenv.Poll(ctx, t, 90*time.Second, "namespace "+Namespace+" gone", func(ctx context.Context) (bool, error) {
+			_, err := k.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	})
+	labenv.Poll(ctx, t, 30*time.Second, "service account default in "+Namespace, func(ctx context.Context) (bool, error) {
+		_, err := k.CoreV1().ServiceAccounts(Namespace).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+}
+
+func newHand(t *testing.T, cfg *rest.Config) *hand {
+	t.Helper()
+	c := rest.CopyConfig(cfg)
+	c.UserAgent = cheatAgent
+	c.ContentType, c.AcceptContentTypes = "", ""
+	k, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := rest.CopyConfig(c)
+	as.Impersonate = rest.ImpersonationConfig{UserName: audit.TaintEviction}
+	ka, err := kubernetes.NewForConfig(as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hand{k: k, asCtrl: ka}
+}
+
+func labPod(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}},
+	}
+}
+
+// labPods reads the lab's own pods.yaml.
+func labPods() []*corev1.Pod {
+	b, err := os.ReadFile("../lab/pods.yaml")
+	if err != nil {
+		panic(err)
+	}
+	var out []*corev1.Pod
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		var p corev1.Pod
+		if err := yaml.Unmarshal([]byte(doc), &p); err != nil {
+			panic(err)
+		}
+		out = append(out, &p)
+	}
+	return out
+}
+
+func pinned(p *corev1.Pod, node string, tols ...corev1.Toleration) *corev1.Pod {
+	p.Spec.NodeName = node
+	p.Spec.Tolerations = tols
+	return p
+}
+
+func tolerate(key string, seconds *int64) corev1.Toleration {
+	return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}
+}
+
+// defaults are admission's two tolerations, written out by hand.
+func defaults() []corev1.Toleration {
+	return []corev1.Toleration{
+		tolerate("node.kubernetes.io/not-ready", ptr.To[int64](300)),
+		tolerate("node.kubernetes.io/unreachable", ptr.To[int64](300)),
+	}
+}
+
+func (h *hand) create(ctx context.Context, t *testing.T, p *corev1.Pod) *corev1.Pod {
+	t.Helper()
+	p, err := h.k.CoreV1().Pods(Namespace).Create(ctx, p, metav1.CreateOptions{FieldManager: "kubectl-create"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (h *hand) patch(ctx context.Context, t *testing.T, pod string, pt types.PatchType, patch string) {
+	t.Helper()
+	if _, err := h.k.CoreV1().Pods(Namespace).Patch(ctx, pod, pt, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"}); err != nil {
+		t.Fatalf("patch %s: %v", pod, err)
+	}
+}
+
+func (h *hand) delete(ctx context.Context, t *testing.T, k kubernetes.Interface, pod string) {
+	t.Helper()
+	if err := k.CoreV1().Pods(Namespace).Delete(ctx, pod, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete %s: %v", pod, err)
+	}
+	h.gone(ctx, t, 15*time.Second, pod)
+}
+
+func (h *hand) running(ctx context.Context, t *testing.T, pods ...string) {
+	t.Helper()
+	for _, name := range pods {
+		labenv.Poll(ctx, t, 30*time.Second, name+" running", func(ctx context.Context) (bool, error) {
+			p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, name, metav1.GetOptions{})
+			return err == nil && p.Status.Phase == corev1.PodRunning, nil
+		})
+	}
+}
+
+func (h *hand) gone(ctx context.Context, t *testing.T, timeout time.Duration, pods ...string) {
+	t.Helper()
+	for _, name := range pods {
+		labenv.Poll(ctx, t, timeout, name+" gone", func(ctx context.Context) (bool, error) {
+			_, err := h.k.CoreV1().Pods(Namespace).Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	}
+}
+
+// taint adds a taint as kubectl taint does: a patch of the node's list.
+func (h *hand) taint(ctx context.Context, t *testing.T, node, key, value string, effect corev1.TaintEffect) {
+	t.Helper()
+	h.updateTaints(ctx, t, node, func(ts []corev1.Taint) []corev1.Taint {
+		return append(ts, corev1.Taint{Key: key, Value: value, Effect: effect})
+	})
+}
+
+// untaint takes every taint with one of keys off a node.
+func (h *hand) untaint(ctx context.Context, t *testing.T, node string, keys ...string) {
+	t.Helper()
+	h.updateTaints(ctx, t, node, func(ts []corev1.Taint) []corev1.Taint {
+		var keep []corev1.Taint
+		for _, x := range ts {
+			if !slices.Contains(keys, x.Key) {
+				keep = append(keep, x)
+			}
+		}
+		return keep
+	})
+}
+
+func (h *hand) updateTaints(ctx context.Context, t *testing.T, node string, change func([]corev1.Taint) []corev1.Taint) {
+	t.Helper()
+	// The node lifecycle controller writes nodes too: retry on conflict.
+	labenv.Poll(ctx, t, 20*time.Second, "taints of "+node+" written", func(ctx context.Context) (bool, error) {
+		n, err := h.k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		before := len(n.Spec.Taints)
+		n.Spec.Taints = change(n.Spec.Taints)
+		if len(n.Spec.Taints) == before && before == 0 {
+			return true, nil
+		}
+		_, err = h.k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{FieldManager: "kubectl-taint"})
+		return err == nil, nil
+	})
+}
+
+// event writes a core Event as kubectl create would, naming the taint
+// eviction controller, dated at.
+func (h *hand) event(ctx context.Context, t *testing.T, pod, msg string, at time.Time, manager string) {
+	t.Helper()
+	ev := &corev1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: pod + ".cheat", Namespace: Namespace},
+		InvolvedObject:      corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: Namespace, Name: pod},
+		Reason:              evictReason,
+		Message:             msg,
+		Source:              corev1.EventSource{Component: taintEvictionName},
+		ReportingController: taintEvictionName,
+		FirstTimestamp:      metav1.Time{Time: at},
+		LastTimestamp:       metav1.Time{Time: at},
+		Count:               1,
+		Type:                corev1.EventTypeNormal,
+	}
+	if _, err := h.k.CoreV1().Events(Namespace).Create(ctx, ev, metav1.CreateOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventAs writes the same event with --as the taint eviction controller.
+func (h *hand) eventAs(ctx context.Context, t *testing.T, pod, msg string) {
+	t.Helper()
+	ev := &corev1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: pod + ".as", Namespace: Namespace},
+		InvolvedObject:      corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: Namespace, Name: pod},
+		Reason:              evictReason,
+		Message:             msg,
+		Source:              corev1.EventSource{Component: taintEvictionName},
+		ReportingController: taintEvictionName,
+		FirstTimestamp:      metav1.Now(),
+		LastTimestamp:       metav1.Now(),
+		Count:               1,
+		Type:                corev1.EventTypeNormal,
+	}
+	if _, err := h.asCtrl.CoreV1().Events(Namespace).Create(ctx, ev, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventV1 writes an event through the events.k8s.io API, with eventTime at.
+func (h *hand) eventV1(ctx context.Context, t *testing.T, pod, note string, at time.Time, manager string) {
+	t.Helper()
+	ev := &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: pod + ".cheat", Namespace: Namespace},
+		EventTime:           metav1.MicroTime{Time: at},
+		ReportingController: taintEvictionName,
+		ReportingInstance:   taintEvictionName,
+		Action:              "Delete",
+		Reason:              evictReason,
+		Regarding:           corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: Namespace, Name: pod},
+		Note:                note,
+		Type:                corev1.EventTypeNormal,
+	}
+	if _, err := h.k.EventsV1().Events(Namespace).Create(ctx, ev, metav1.CreateOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventually waits until the lab's events satisfy ok.
+func (h *hand) eventually(ctx context.Context, t *testing.T, what string, ok func([]corev1.Event) bool) {
+	t.Helper()
+	labenv.Poll(ctx, t, 15*time.Second, what, func(ctx context.Context) (bool, error) {
+		evs, err := h.k.CoreV1().Events(Namespace).List(ctx, metav1.ListOptions{})
+		return err == nil && ok(evs.Items), nil
+	})
+}
+
+func (h *hand) timetable(ctx context.Context, t *testing.T, out string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: MyTimetable, Namespace: Namespace},
+		Data:       map[string]string{"taint": LinkKey + ":NoExecute", "out": out},
+	}
+	if _, err := h.k.CoreV1().ConfigMaps(Namespace).Create(ctx, cm, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createDB creates the lab's db.yaml.
+func (h *hand) createDB(ctx context.Context, t *testing.T) {
+	t.Helper()
+	b, err := os.ReadFile("../lab/db.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sts appsv1.StatefulSet
+	if err := yaml.Unmarshal(b, &sts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.k.AppsV1().StatefulSets(Namespace).Create(ctx, &sts, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (h *hand) annotateDB(ctx context.Context, t *testing.T, reason string) {
+	t.Helper()
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{ReasonKey: reason}}})
+	if _, err := h.k.AppsV1().StatefulSets(Namespace).Patch(ctx, "db", types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-annotate"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rolledOut waits until db runs its current template.
+func (h *hand) rolledOut(ctx context.Context, t *testing.T) {
+	t.Helper()
+	labenv.Poll(ctx, t, 60*time.Second, "db rolled out", func(ctx context.Context) (bool, error) {
+		s, err := h.k.AppsV1().StatefulSets(Namespace).Get(ctx, "db", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		st := s.Status
+		if st.ObservedGeneration < s.Generation || st.UpdateRevision != st.CurrentRevision || st.ReadyReplicas < 1 {
+			return false, nil
+		}
+		p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, "db-0", metav1.GetOptions{})
+		return err == nil && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && p.Labels["controller-revision-hash"] == st.UpdateRevision, nil
+	})
+}

@@ -1,0 +1,626 @@
+package taintcheck
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/chapters/02-taints/apiconv"
+	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
+)
+
+// late is how much later than its time a deletion may come and still be
+// the controller's answer to the taint: the controller's queue, and a lab
+// machine shared with other work.
+const late = 15 * time.Second
+
+// link20 is link-20s's tolerationSeconds: link-3600s shows something only
+// once it has outlasted it.
+const link20 = 20 * time.Second
+
+// hms formats a time the way the evidence shows it.
+func hms(t time.Time) string { return t.UTC().Format("15:04:05") }
+
+// hmsm is hms to the millisecond, for times the audit log keeps.
+func hmsm(t time.Time) string { return t.UTC().Format("15:04:05.000") }
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.0f s", d.Seconds()) }
+
+// running reports whether a pod runs and is not being deleted.
+func running(p *corev1.Pod) bool {
+	return p != nil && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning
+}
+
+// nodeTaint finds the taint with key and effect on a node.
+func nodeTaint(n *corev1.Node, key string, effect corev1.TaintEffect) (corev1.Taint, bool) {
+	if n == nil {
+		return corev1.Taint{}, false
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == key && t.Effect == effect {
+			return t, true
+		}
+	}
+	return corev1.Taint{}, false
+}
+
+// named returns the events that name a pod with a reason.
+func named(events []corev1.Event, pod, reason string) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.InvolvedObject.Name == pod && e.InvolvedObject.Kind == "Pod" && e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// placedAt says when the scheduler placed a pod of the lab, or why it
+// cannot be said that it did. p is the pod when it still exists (then it
+// must be that very pod), nil when it is gone (then the last placement
+// before until counts).
+func placedAt(l lab, name string, p *corev1.Pod, events []corev1.Event, until time.Time, r *labcheck.Result) (time.Time, string) {
+	if l.hasLog {
+		life := lifeOf(l.log, name)
+		if ok, why := life.placed(); !ok {
+			return time.Time{}, why
+		}
+		r.Seen("%s", life.bound.String())
+		return life.bound.Received, ""
+	}
+	if p != nil {
+		if m, ok := placedByHand(p); ok {
+			return time.Time{}, fmt.Sprintf("%s was placed by hand: its spec.nodeName was written by %s, so the scheduler never judged it against the taints", name, m)
+		}
+	}
+	var best *record
+	for _, e := range named(events, name, scheduledReason) {
+		if p != nil && (e.InvolvedObject.UID != p.UID || e.Message != "Successfully assigned "+Namespace+"/"+name+" to "+p.Spec.NodeName) {
+			continue
+		}
+		rec := weigh(e, schedulerWriter, l)
+		if !rec.counted {
+			r.Seen("%s", rec.describe())
+			continue
+		}
+		if !until.IsZero() && rec.at.After(until.Add(time.Second)) {
+			continue
+		}
+		if best == nil || rec.at.After(best.at) {
+			best = &rec
+		}
+	}
+	if best == nil {
+		msg := fmt.Sprintf("no %s event of the scheduler names %s: it was placed by hand (created with spec.nodeName), or the event has expired", scheduledReason, name)
+		if p != nil && l.now.Sub(p.CreationTimestamp.Time) > eventTTL {
+			msg += fmt.Sprintf(" (events live %v and the pod is %v old: apply the lab's pods again)", eventTTL, l.now.Sub(p.CreationTimestamp.Time).Round(time.Minute))
+		}
+		return time.Time{}, msg
+	}
+	r.Seen("event %s at %s: %s", best.ev.Name, hms(best.at), best.ev.Message)
+	return best.at, ""
+}
+
+// An evictionCase is the deletion of one of the lab's pods under a NoExecute
+// taint it tolerates for tolerate.
+type evictionCase struct {
+	pod      string
+	node     *corev1.Node
+	tolerate time.Duration
+	events   []corev1.Event // the lab's events
+}
+
+// judgeEviction decides whether the taint eviction controller deleted the
+// pod, and when: no earlier than tolerate after the moment its clock
+// started (the last change to the node's taints while the pod was there,
+// or the pod's placement when the taint was there first), and no more than
+// late after that. It returns when the controller acted, or why the
+// deletion does not count.
+func judgeEviction(l lab, c evictionCase, r *labcheck.Result) (time.Time, string) {
+	if l.hasLog {
+		return judgeEvictionLog(l, c, r)
+	}
+	return judgeEvictionAPI(l, c, r)
+}
+
+func judgeEvictionLog(l lab, c evictionCase, r *labcheck.Result) (time.Time, string) {
+	for _, rec := range evictionEvents(l, c) {
+		r.Seen("%s", rec.describe())
+	}
+	life := lifeOf(l.log, c.pod)
+	if ok, why := life.placed(); !ok {
+		return time.Time{}, why
+	}
+	r.Seen("%s", life.created.String())
+	r.Seen("%s", life.bound.String())
+	d := life.deleted
+	if d == nil {
+		return time.Time{}, fmt.Sprintf("%s is gone, but the audit log records no deletion of it, so nobody can say who removed it", c.pod)
+	}
+	if life.status != nil {
+		r.Seen("%s (the DisruptionTarget condition)", life.status.String())
+	}
+	r.Seen("%s", d.String())
+	switch {
+	case byTaintEviction(*d):
+	case d.Impersonated != "":
+		return time.Time{}, fmt.Sprintf("%s was deleted by %s with --as: the taint eviction controller acts under its own name, never through a person's", c.pod, d.Who())
+	case d.User == audit.TaintEviction:
+		return time.Time{}, fmt.Sprintf("%s was deleted under the controller's account, but by %s, not by kube-controller-manager: someone borrowed the account's token", c.pod, d.Who())
+	default:
+		return time.Time{}, fmt.Sprintf("%s was deleted by %s, not by the taint eviction controller", c.pod, d.Who())
+	}
+	for _, e := range life.edits {
+		if e.Received.Before(d.Received) {
+			return time.Time{}, fmt.Sprintf("%s was changed after it was created (%s), so its tolerations may not be the lab's", c.pod, e.String())
+		}
+	}
+	start, from := life.bound.Received, "it was placed on "+c.node.Name+" under the taint"
+	if w, ok := lastBefore(nodeWrites(l.log, c.node.Name), d.Received); ok && w.Received.After(start) {
+		start, from = w.Received, fmt.Sprintf("the last change to %s (%s)", c.node.Name, w.String())
+	}
+	gap := d.Received.Sub(start)
+	r.Seen("timeline: the controller's clock started at %s, when %s; the deletion was sent %.1f s later", hmsm(start), from, gap.Seconds())
+	if msg := judgeGap(c.pod, gap, from, c.tolerate, c.tolerate, c.tolerate+late); msg != "" {
+		return time.Time{}, msg
+	}
+	return d.Received, ""
+}
+
+// evictionEvents weighs the taint eviction controller's events for a pod.
+func evictionEvents(l lab, c evictionCase) []record {
+	var out []record
+	for _, e := range named(c.events, c.pod, evictReason) {
+		out = append(out, weigh(e, taintEvictionWriter, l))
+	}
+	slices.SortFunc(out, func(a, b record) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// judgeGap compares the time a pod took to leave with the bounds its
+// toleration allows.
+func judgeGap(pod string, gap time.Duration, from string, tolerate, lo, hi time.Duration) string {
+	switch {
+	case gap < lo:
+		return fmt.Sprintf("%s was deleted %.1f s after %s, earlier than its %s: was its tolerationSeconds changed?", pod, gap.Seconds(), from, secs(tolerate))
+	case gap > hi:
+		return fmt.Sprintf("%s was deleted %.0f s after %s, long after its %s: the deletion answered something else than that taint", pod, gap.Seconds(), from, secs(tolerate))
+	}
+	return ""
+}
+
+func judgeEvictionAPI(l lab, c evictionCase, r *labcheck.Result) (time.Time, string) {
+	r.Seen("%s", l.withoutLog("the events of the taint eviction controller and of the scheduler, dated by the API server's own records of their writes and of the node's taints (managedFields)"))
+	want := markMessage + Namespace + "/" + c.pod
+	var mark, cancel, forged *record
+	for _, rec := range evictionEvents(l, c) {
+		r.Seen("%s", rec.describe())
+		switch {
+		case rec.ev.Message == want && rec.counted:
+			mark = &rec
+		case rec.ev.Message == want:
+			forged = &rec
+		case strings.HasPrefix(rec.ev.Message, cancelMessage) && rec.counted:
+			cancel = &rec
+		}
+	}
+	if mark == nil {
+		switch {
+		case forged != nil:
+			return time.Time{}, fmt.Sprintf("the only event that marks %s for deletion is not the controller's: %s", c.pod, forged.why)
+		case cancel != nil:
+			return time.Time{}, fmt.Sprintf("the taint eviction controller only cancelled the deletion of %s (at %s: the taint went before its time was up), so the pod went some other way (deleted by hand?)", c.pod, hms(cancel.at))
+		}
+		return time.Time{}, goneWithoutEvent(c.pod, l)
+	}
+	at := mark.at
+	placed, why := placedAt(l, c.pod, nil, c.events, at, r)
+	if why != "" {
+		return time.Time{}, why
+	}
+	written, manager, ok := taintsWritten(c.node)
+	if !ok {
+		return time.Time{}, fmt.Sprintf("the API server kept no record of when the taints of %s changed (managedFields), so the timing cannot be read", c.node.Name)
+	}
+	r.Seen("the taints of %s were last written at %s by %s", c.node.Name, hms(written), manager)
+	if written.After(at) {
+		return time.Time{}, fmt.Sprintf("the taints of %s changed at %s, after %s was deleted at %s: without the audit log the taint's time cannot be read; run the experiment again", c.node.Name, hms(written), c.pod, hms(at))
+	}
+	start, from := written, "the taints of "+c.node.Name+" were last written"
+	if placed.After(start) {
+		start, from = placed, "it was placed under the taint"
+	}
+	// Both times are in whole seconds: widen the bounds by one.
+	gap := at.Sub(start)
+	r.Seen("timeline: %s at %s; the controller's event at %s, %s later (whole seconds)", from, hms(start), hms(at), secs(gap))
+	if msg := judgeGap(c.pod, gap, from, c.tolerate, c.tolerate-time.Second, c.tolerate+late+time.Second); msg != "" {
+		return time.Time{}, msg
+	}
+	return at, ""
+}
+
+// goneWithoutEvent explains a pod that is gone with no event of the
+// controller.
+func goneWithoutEvent(pod string, l lab) string {
+	msg := fmt.Sprintf("%s is gone, but no %s event of the taint eviction controller names it: it was not removed by the controller (deleted by hand?)", pod, evictReason)
+	if l.now.Sub(l.start) > eventTTL {
+		msg += fmt.Sprintf("; or the event has expired: events live %v and the lab began %v ago, so redo the experiment", eventTTL, l.now.Sub(l.start).Round(time.Minute))
+	}
+	return msg
+}
+
+// A nodeScheduleInput is what the NoSchedule check reads.
+type noScheduleInput struct {
+	node   *corev1.Node
+	pods   []corev1.Pod // the lab's pods
+	events []corev1.Event
+}
+
+// judgeNoSchedule passes when a pod the scheduler bound to taints-2 does not
+// tolerate the node's NoSchedule taint and still runs. The scheduler does
+// not bind a pod to a node whose NoSchedule taint it does not tolerate, and
+// a pod's tolerations can be added to but not taken away, so the taint came
+// after the pod: and the pod stayed.
+func judgeNoSchedule(l lab, in noScheduleInput) labcheck.Result {
+	var r labcheck.Result
+	if !l.hasLog {
+		r.Seen("%s", l.withoutLog("the scheduler's Scheduled events and the pods' managedFields (who wrote spec.nodeName)"))
+	}
+	var ns []taints.Taint
+	for _, t := range in.node.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule {
+			ns = append(ns, apiconv.Taint(t))
+		}
+	}
+	if len(ns) == 0 {
+		r.Message = "taints-2 has no NoSchedule taint yet"
+		return r
+	}
+	for _, t := range ns {
+		r.Seen("taints-2 has taint %s", t)
+	}
+	var survivors, refused []string
+	for i := range in.pods {
+		p := &in.pods[i]
+		if !running(p) || p.Spec.NodeName != "taints-2" {
+			continue
+		}
+		tols := apiconv.Tolerations(p.Spec.Tolerations)
+		var untolerated []string
+		for _, t := range ns {
+			if !slices.ContainsFunc(tols, func(tol taints.Toleration) bool { return tol.Tolerates(t) }) {
+				untolerated = append(untolerated, t.String())
+			}
+		}
+		if len(untolerated) == 0 {
+			r.Seen("pod %s tolerates every NoSchedule taint of taints-2, so it proves nothing", p.Name)
+			continue
+		}
+		placed, why := placedAt(l, p.Name, p, in.events, time.Time{}, &r)
+		if why != "" {
+			refused = append(refused, why)
+			continue
+		}
+		if l.hasLog {
+			for _, w := range nodeWrites(l.log, "taints-2") {
+				if w.Received.After(placed) {
+					r.Seen("the taints of taints-2 changed after %s was bound: %s", p.Name, w.String())
+					break
+				}
+			}
+		}
+		r.Seen("pod %s was bound by the scheduler at %s, does not tolerate %s, and still runs", p.Name, hms(placed), strings.Join(untolerated, ", "))
+		survivors = append(survivors, p.Name)
+	}
+	if len(survivors) == 0 {
+		r.Message = "no pod the scheduler placed on taints-2 runs there without tolerating its NoSchedule taint; apply the lab's pods before you taint the node"
+		if len(refused) > 0 {
+			r.Message = "no pod the scheduler placed on taints-2 runs there without tolerating its NoSchedule taint; " + refused[0]
+		}
+		return r
+	}
+	r.Pass = true
+	r.Message = fmt.Sprintf("%s kept running on taints-2 under a NoSchedule taint it does not tolerate, which the scheduler would not have placed it under: NoSchedule only keeps new pods off", strings.Join(survivors, " and "))
+	return r
+}
+
+// A twinsInput is what the NoExecute check reads.
+type twinsInput struct {
+	node          *corev1.Node
+	forever, zero *corev1.Pod // nil when gone
+	events        []corev1.Event
+}
+
+func judgeTwins(l lab, in twinsInput) labcheck.Result {
+	var r labcheck.Result
+	taint, ok := nodeTaint(in.node, MaintKey, corev1.TaintEffectNoExecute)
+	if !ok {
+		r.Message = "taints-2 has no " + MaintKey + " NoExecute taint"
+		return r
+	}
+	r.Seen("taints-2 has taint %s", apiconv.Taint(taint))
+	if !running(in.forever) || in.forever.Spec.NodeName != "taints-2" {
+		r.Message = "twin-forever does not run on taints-2: it tolerates the taint without seconds and should have stayed"
+		return r
+	}
+	if in.zero != nil && in.zero.DeletionTimestamp == nil {
+		r.Message = "twin-0s is still there; with tolerationSeconds 0 it should have left at once"
+		return r
+	}
+	at, why := judgeEviction(l, evictionCase{pod: "twin-0s", node: in.node, tolerate: 0, events: in.events}, &r)
+	if why != "" {
+		r.Message = why
+		return r
+	}
+	placed, why := placedAt(l, "twin-forever", in.forever, in.events, time.Time{}, &r)
+	if why != "" {
+		r.Message = why
+		return r
+	}
+	// Whole seconds without the log: a placement in the same second counts.
+	if placed.After(at) && (l.hasLog || placed.Sub(at) >= time.Second) {
+		r.Message = fmt.Sprintf("twin-forever came to taints-2 at %s, after twin-0s had left at %s, so it did not stay through the taint's arrival", hms(placed), hms(at))
+		return r
+	}
+	r.Pass = true
+	r.Message = "the taint eviction controller removed twin-0s (tolerationSeconds 0) at once and left twin-forever (no tolerationSeconds), which was there too"
+	return r
+}
+
+// A linkInput is what the checks of taints-3 read.
+type linkInput struct {
+	node   *corev1.Node
+	pod    *corev1.Pod // nil when gone
+	events []corev1.Event
+}
+
+// linkTaint reads taints-3's link-down taint, or says it is missing.
+func linkTaint(n *corev1.Node, r *labcheck.Result) (taints.Taint, bool) {
+	t, ok := nodeTaint(n, LinkKey, corev1.TaintEffectNoExecute)
+	if !ok {
+		r.Message = "taints-3 has no " + LinkKey + " NoExecute taint: take its link down with kubectl taint"
+		return taints.Taint{}, false
+	}
+	taint := apiconv.Taint(t)
+	if t.TimeAdded != nil {
+		r.Seen("taints-3 has taint %s, timeAdded %s", taint, hms(t.TimeAdded.Time))
+	} else {
+		r.Seen("taints-3 has taint %s (kubectl taint writes no timeAdded)", taint)
+	}
+	return taint, true
+}
+
+func judgeLink20(l lab, in linkInput) labcheck.Result {
+	var r labcheck.Result
+	if _, ok := linkTaint(in.node, &r); !ok {
+		return r
+	}
+	if in.pod != nil && in.pod.DeletionTimestamp == nil {
+		r.Message = "link-20s is still there"
+		if w, _, ok := taintsWritten(in.node); ok {
+			r.Message += fmt.Sprintf(", %s after the taints of taints-3 were last written", secs(l.now.Sub(w)))
+		}
+		return r
+	}
+	at, why := judgeEviction(l, evictionCase{pod: "link-20s", node: in.node, tolerate: link20, events: in.events}, &r)
+	if why != "" {
+		r.Message = why
+		return r
+	}
+	r.Pass = true
+	r.Message = fmt.Sprintf("the taint eviction controller removed link-20s at %s, 20 s after the link-down taint reached it and no earlier", hms(at))
+	return r
+}
+
+func judgeLink3600(l lab, in linkInput) labcheck.Result {
+	var r labcheck.Result
+	taint, ok := linkTaint(in.node, &r)
+	if !ok {
+		return r
+	}
+	p := in.pod
+	if !running(p) || p.Spec.NodeName != "taints-3" {
+		why := "is gone"
+		if p != nil {
+			why = fmt.Sprintf("is %s on %q", p.Status.Phase, p.Spec.NodeName)
+			if p.DeletionTimestamp != nil {
+				why = "is being deleted"
+			}
+		}
+		r.Message = fmt.Sprintf("link-3600s %s", why)
+		if w, _, ok := taintsWritten(in.node); ok && l.now.Sub(w) > time.Hour {
+			r.Message += ": the taint is more than an hour old, so redo the experiment"
+		}
+		return r
+	}
+	if !l.hasLog {
+		r.Seen("%s", l.withoutLog("the scheduler's Scheduled event, the pod's managedFields and the server's record of when the node's taints were written"))
+	}
+	placed, why := placedAt(l, "link-3600s", p, in.events, time.Time{}, &r)
+	if why != "" {
+		r.Message = why
+		return r
+	}
+	start, from := placed, "it was placed under the taint"
+	if l.hasLog {
+		if w, ok := lastBefore(nodeWrites(l.log, "taints-3"), l.now.Add(time.Second)); ok && w.Received.After(start) {
+			start, from = w.Received, fmt.Sprintf("the last change to taints-3 (%s)", w.String())
+		}
+	} else if w, manager, ok := taintsWritten(in.node); ok && w.After(start) {
+		start, from = w, fmt.Sprintf("the taints of taints-3 were last written (by %s)", manager)
+	}
+	age := l.now.Sub(start)
+	v := taints.Evict([]taints.Taint{taint}, apiconv.Tolerations(p.Spec.Tolerations))
+	r.Seen("link-3600s has run under the taint since %s, when %s: %s; by its tolerations it leaves %s", hms(start), from, secs(age), v.Leave)
+	if v.Leave.Kind != taints.After || v.Leave.After <= age {
+		r.Message = fmt.Sprintf("link-3600s should leave %s, yet it has been under the taint for %s: is it the lab's pod?", v.Leave, secs(age))
+		return r
+	}
+	if age < link20 {
+		r.Message = fmt.Sprintf("link-3600s has been under the taint for only %s: it shows something once it has outlasted link-20s's 20 s", secs(age))
+		return r
+	}
+	r.Pass = true
+	r.Message = fmt.Sprintf("link-3600s still runs %s into its 3600 s under the link-down taint", secs(age))
+	return r
+}
+
+// judgeControl passes when the control pod carries the two tolerations the
+// DefaultTolerationSeconds admission plugin adds, and nobody sent them.
+// The server records which fields each client sent (managedFields) before
+// admission runs, so what admission adds has no owner.
+func judgeControl(l lab, p *corev1.Pod) labcheck.Result {
+	if p == nil {
+		return labcheck.Failf("there is no pod control in namespace %s: apply the lab's pods first", Namespace)
+	}
+	var r labcheck.Result
+	if !l.hasLog {
+		r.Seen("%s", l.withoutLog("the pod's managedFields, the fields each client sent as the server recorded them"))
+	}
+	r.Seen("pod control runs on %s, phase %s", p.Spec.NodeName, p.Status.Phase)
+	if p.Spec.NodeName != "taints-1" {
+		r.Message = fmt.Sprintf("control runs on %q, not on the control node taints-1", p.Spec.NodeName)
+		return r
+	}
+	if l.hasLog {
+		life := lifeOf(l.log, "control")
+		if life.created == nil {
+			r.Message = "the audit log has no create of control in this run of the lab"
+			return r
+		}
+		r.Seen("%s", life.created.String())
+		if len(life.edits) > 0 {
+			r.Message = fmt.Sprintf("control was changed after it was created (%s), so what it carries may be yours: delete it and apply pods.yaml again", life.edits[0].String())
+			return r
+		}
+	}
+	if len(p.ManagedFields) == 0 {
+		r.Message = "control carries no record of who sent which field (managedFields was cleared), so admission's tolerations cannot be told from written ones: delete it and apply pods.yaml again"
+		return r
+	}
+	for _, m := range p.ManagedFields {
+		if m.Subresource == "" && m.Time != nil {
+			r.Seen("%s sent its spec at %s (managedFields)", m.Manager, hms(m.Time.Time))
+		}
+	}
+	if own := owners(p.ManagedFields, "f:spec", "f:tolerations"); len(own) > 0 {
+		r.Message = fmt.Sprintf("control's tolerations were sent by %s, not added by admission: the control pod must write none", own[0].Manager)
+		return r
+	}
+	have := apiconv.Tolerations(p.Spec.Tolerations)
+	for _, t := range have {
+		r.Seen("toleration %s, sent by no client", t)
+	}
+	for _, w := range taints.AdmitDefaults(nil, taints.DefaultTolerationSeconds) {
+		if !slices.ContainsFunc(have, func(t taints.Toleration) bool { return sameToleration(t, w) }) {
+			r.Message = fmt.Sprintf("control lacks the default toleration %s; was the DefaultTolerationSeconds admission plugin turned off?", w)
+			return r
+		}
+	}
+	r.Pass = true
+	r.Message = "no client sent control a toleration, yet it carries not-ready and unreachable NoExecute tolerations of 300 s: the DefaultTolerationSeconds admission plugin added them"
+	return r
+}
+
+func sameToleration(a, b taints.Toleration) bool {
+	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect &&
+		(a.Seconds == nil) == (b.Seconds == nil) && (a.Seconds == nil || *a.Seconds == *b.Seconds)
+}
+
+// leaves returns when a pod with tols leaves a not-ready and an unreachable
+// node, in that order.
+func leaves(tols []taints.Toleration) [2]taints.Leave {
+	var out [2]taints.Leave
+	for i, key := range []string{taints.KeyNotReady, taints.KeyUnreachable} {
+		out[i] = taints.Evict([]taints.Taint{{Key: key, Effect: taints.NoExecute}}, tols).Leave
+	}
+	return out
+}
+
+// judgeDB passes when db's pod template chose a finite value above the
+// default for both keys, says why on the StatefulSet, and its pod, made by
+// the StatefulSet controller from that template, runs with it.
+func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
+	if sts == nil {
+		return labcheck.Failf("there is no StatefulSet db in %s: apply chapters/02-taints/lab/db.yaml", Namespace)
+	}
+	var r labcheck.Result
+	if !l.hasLog {
+		r.Seen("%s", l.withoutLog("the StatefulSet's status and the pod's owner, revision and managedFields"))
+	}
+	// What the template's pods carry once admission has added its defaults.
+	tmpl := taints.AdmitDefaults(apiconv.Tolerations(sts.Spec.Template.Spec.Tolerations), taints.DefaultTolerationSeconds)
+	want := leaves(tmpl)
+	var short []string
+	var values []time.Duration
+	for i, key := range []string{taints.KeyNotReady, taints.KeyUnreachable} {
+		r.Seen("db's template on a %s node: leaves %s", strings.TrimPrefix(key, "node.kubernetes.io/"), want[i])
+		if want[i].Kind != taints.After || want[i].After <= taints.DefaultTolerationSeconds*time.Second {
+			short = append(short, fmt.Sprintf("%s: %s", key, want[i]))
+			continue
+		}
+		values = append(values, want[i].After)
+	}
+	if len(short) > 0 {
+		r.Message = fmt.Sprintf("db's pod template does not wait longer than the default 300 s (%s): a stateful pod gets a longer, finite value", strings.Join(short, "; "))
+		return r
+	}
+	reason := strings.TrimSpace(sts.Annotations[ReasonKey])
+	if msg := judgeReason(reason, values); msg != "" {
+		r.Message = msg
+		return r
+	}
+	r.Seen("db says why: %q", reason)
+	st := sts.Status
+	if st.ObservedGeneration < sts.Generation || st.UpdateRevision != st.CurrentRevision || st.ReadyReplicas < 1 {
+		r.Seen("rollout: generation %d observed %d, current %s, update %s, %d ready", sts.Generation, st.ObservedGeneration, st.CurrentRevision, st.UpdateRevision, st.ReadyReplicas)
+		r.Message = "db's rollout has not finished: its pods do not run its current template yet"
+		return r
+	}
+	if !running(p) {
+		r.Message = "db-0 does not run"
+		return r
+	}
+	if ref := metav1.GetControllerOf(p); ref == nil || ref.Kind != "StatefulSet" || ref.UID != sts.UID || p.Labels["controller-revision-hash"] != st.UpdateRevision {
+		r.Message = fmt.Sprintf("db-0 is not the pod StatefulSet db made from its current template (revision %s)", st.UpdateRevision)
+		return r
+	}
+	if got := leaves(apiconv.Tolerations(p.Spec.Tolerations)); got != want {
+		r.Message = fmt.Sprintf("db-0 leaves a not-ready node %s and an unreachable one %s, not as its template says (%s, %s): its tolerations were changed on the pod", got[0], got[1], want[0], want[1])
+		return r
+	}
+	if l.hasLog {
+		life := lifeOf(l.log, "db-0")
+		if life.created == nil || !life.created.ByController(audit.StatefulSetController) {
+			who := "nobody in this run of the lab"
+			if life.created != nil {
+				who = life.created.Who()
+			}
+			r.Message = "db-0 was created by " + who + ", not by the StatefulSet controller"
+			return r
+		}
+		r.Seen("%s", life.created.String())
+		if len(life.edits) > 0 {
+			r.Message = fmt.Sprintf("db-0 was changed by hand after the StatefulSet controller made it (%s)", life.edits[0].String())
+			return r
+		}
+	} else {
+		for _, m := range owners(p.ManagedFields, "f:spec", "f:tolerations") {
+			if m.Manager != controllerAgent {
+				r.Message = fmt.Sprintf("db-0's tolerations were written by %s, not by the StatefulSet controller from its template", m.Manager)
+				return r
+			}
+		}
+	}
+	r.Seen("db-0 (revision %s) leaves a not-ready node %s and an unreachable one %s", st.UpdateRevision, want[0], want[1])
+	r.Pass = true
+	r.Message = "db's pods wait longer than 300 s on a not-ready or unreachable node, from its own template, and the StatefulSet says why"
+	return r
+}
