@@ -190,8 +190,11 @@ func takenOthers(others []Other, taken func(Other) bool) string {
 	} else {
 		msg += fmt.Sprintf("%d other senders, such as %s", n, strings.Join(parts, " and "))
 	}
-	if n := len(schemas) - 1; n > 0 {
-		msg += fmt.Sprintf(", and %d more schema of yours takes others too", n)
+	switch n := len(schemas) - 1; {
+	case n == 1:
+		msg += ", and 1 more schema takes others too"
+	case n > 1:
+		msg += fmt.Sprintf(", and %d more schemas take others too", n)
 	}
 	return msg
 }
