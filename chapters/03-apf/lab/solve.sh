@@ -4,7 +4,8 @@
 # apf-lab-*, prints each step, and waits only for the API server to take
 # a new configuration (a second or two). It never overloads anything:
 # every request it sends as the lab's accounts is refused (403) after the
-# server has classified it. The runaway operator runs one pass of its loop
+# server has classified it, but for the operator's discovery request, which
+# any account may make. The runaway operator runs one pass of its loop
 # before the fix and one after, under its own account, so the audit log
 # holds every kind of request it makes.
 set -euo pipefail

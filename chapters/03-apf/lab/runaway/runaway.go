@@ -6,9 +6,10 @@
 // server, and its audit log, see the account itself, not an impersonation.
 //
 // It is a stand-in, not a flood: it sends one pass every few seconds, for a
-// few passes. The account has no permissions, so every request is
-// classified and then refused (403), and its writes carry dryRun=All, so
-// an account someone did give permissions to would change nothing either.
+// few passes. The account has no permissions, so every request but the
+// discovery path, which every account may read, is classified and then
+// refused (403), and its writes carry dryRun=All, so an account someone did
+// give permissions to would change nothing either.
 // After each request it prints the schema and the level the server chose.
 package runaway
 
