@@ -1,0 +1,461 @@
+//go:build e2e
+
+package pdbcheck_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
+	"github.com/opslab/opslab/lab/labenv"
+	"github.com/opslab/opslab/labcheck"
+)
+
+// The chapter's part of the cluster: its namespace and its nodes.
+var (
+	ns    = pdbcheck.Namespace
+	nodes = []string{"pdb-1", "pdb-2", pdbcheck.DrainedNode}
+)
+
+// pass marks a check a cheat leaves passing, because the part of the lab it
+// judges was done; any other phrase is one that the check's failure
+// message must contain. A check a cheat does not name may pass or fail.
+const pass = "PASS"
+
+// A cheat is a way a learner reached the lab's final picture (four Ready
+// web pods on pdb-1 and pdb-2 under a floor of 3, pdb-3 cordoned and
+// empty) without the drain the lab teaches. Every one of them scored 10/10
+// when the checks read only the final state.
+type cheat struct {
+	name string
+	// do builds the cheat from three web pods Ready on pdb-3 under
+	// minAvailable 2, pdb-3 not cordoned; onPdb3 false starts it from
+	// nothing at all.
+	do     func(t *testing.T, l *lab)
+	onPdb3 bool
+	want   map[string]string // check ID → pass, or a phrase of its failure
+	// apiOnly is what the checks must say of the same cheat with no audit
+	// log: the API's evidence alone.
+	apiOnly map[string]string
+}
+
+// TestCheatsFail builds each cheat on the lab cluster, runs chapter 1's
+// checks, and requires each named check to fail with a message that says
+// what is missing. Each cheat starts from the chapter untouched and leaves
+// it so. The pods become Ready 1 s after they start (the lab's own take
+// 15 s): the checks judge the order of events, not their pace.
+func TestCheatsFail(t *testing.T) {
+	cheats := []cheat{
+		{
+			name: "deleted-the-budget-so-the-drain-finished-at-once-then-put-it-back", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.scale(t, 4)
+				l.kubectl(t, "-n", ns, "delete", "pdb", "web")
+				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
+				l.settled(t, 4, -1)
+				l.budget(t, 3)
+			},
+			want: map[string]string{
+				"pdb-budget-protects-web": "after the drain of pdb-3 began",
+				"pdb-eviction-allowed":    "the drain never waited at the floor",
+				"pdb-node-drained":        pass,
+				"pdb-web-placed":          "below the floor of 2: the drain did not wait for replacements",
+			},
+			apiOnly: map[string]string{
+				"pdb-budget-protects-web": "after the drain of pdb-3 began",
+				"pdb-web-placed":          "they were replaced all at once",
+			},
+		},
+		{
+			name: "relaxed-the-budget-for-the-drain-then-restored-it", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.scale(t, 4)
+				l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":0}}`)
+				l.budgetSettled(t, 0)
+				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
+				l.settled(t, 4, -1)
+				l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":3}}`)
+				l.settled(t, 4, 3)
+			},
+			// With no floor the drain may still happen to leave two pods
+			// Ready: the budget's own history shows the cheat.
+			want: map[string]string{
+				"pdb-budget-protects-web": "(kubectl) patched budget web at",
+				"pdb-node-drained":        pass,
+			},
+			apiOnly: map[string]string{"pdb-budget-protects-web": "was changed by kubectl-patch at"},
+		},
+		{
+			name: "scaled-web-to-zero-and-back", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.scale(t, 0)
+				l.scale(t, 4)
+				l.settled(t, 4, 2)
+				l.budget(t, 3)
+			},
+			want: map[string]string{
+				"pdb-eviction-allowed": "the drain never waited at the floor",
+				"pdb-node-drained":     "deleted by system:serviceaccount:kube-system:replicaset-controller (kube-controller-manager), not evicted",
+				"pdb-web-placed":       "below the floor of 2",
+			},
+			apiOnly: map[string]string{"pdb-web-placed": "they were replaced all at once"},
+		},
+		{
+			name: "drained-with-disable-eviction", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.scale(t, 4)
+				l.budget(t, 3)
+				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--disable-eviction", "--timeout=60s")
+				l.settled(t, 4, 3)
+			},
+			want: map[string]string{
+				"pdb-budget-protects-web": pass,
+				"pdb-eviction-allowed":    "the drain never waited at the floor",
+				"pdb-node-drained":        "(kubectl), not evicted",
+				"pdb-web-placed":          "below the floor of 2",
+			},
+			apiOnly: map[string]string{
+				"pdb-node-drained": "an eviction cannot be told from a delete without the API server's audit log",
+				"pdb-web-placed":   "they were replaced all at once",
+			},
+		},
+		{
+			name: "cordoned-pdb-3-with-four-replicas-and-never-drained",
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.apply(t, 4, 3)
+				l.settled(t, 4, 3)
+			},
+			want: map[string]string{
+				"pdb-budget-protects-web": "has not stood through a drain yet",
+				"pdb-eviction-allowed":    "the drain never waited at the floor",
+				"pdb-node-drained":        "the node was cordoned, not drained",
+				"pdb-web-placed":          "there was no drain to keep to the floor",
+			},
+		},
+		{
+			name: "deleted-the-pods-one-by-one-waiting-for-each-replacement", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.scale(t, 4)
+				l.budget(t, 3)
+				for _, p := range l.podsOn(t, pdbcheck.DrainedNode) {
+					l.kubectl(t, "-n", ns, "delete", "pod", p, "--wait=false")
+					l.settled(t, 4, 3)
+				}
+			},
+			want: map[string]string{
+				"pdb-eviction-allowed": "the drain never waited at the floor",
+				"pdb-node-drained":     "(kubectl), not evicted: only the eviction API weighs a removal against the budget",
+			},
+		},
+		{
+			name: "deleted-the-pods-as-the-replicaset-controller", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.scale(t, 4)
+				l.budget(t, 3)
+				args := []string{"-n", ns, "delete", "pod", "--wait=false", "--as=system:serviceaccount:kube-system:replicaset-controller"}
+				l.kubectl(t, append(args, l.podsOn(t, pdbcheck.DrainedNode)...)...)
+				l.settled(t, 4, 3)
+			},
+			want: map[string]string{
+				"pdb-node-drained": "as system:serviceaccount:kube-system:replicaset-controller (kubectl), not evicted",
+				"pdb-web-placed":   "below the floor of 2",
+			},
+		},
+		{
+			name: "evicted-with-dry-runs-then-deleted-the-pods", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.scale(t, 4)
+				l.budget(t, 3)
+				// Every eviction is allowed as a dry run (none is spent), and
+				// none removes a pod.
+				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--dry-run=server")
+				args := []string{"-n", ns, "delete", "pod", "--wait=false"}
+				l.kubectl(t, append(args, l.podsOn(t, pdbcheck.DrainedNode)...)...)
+				l.settled(t, 4, 3)
+			},
+			want: map[string]string{
+				"pdb-node-drained": "(kubectl), not evicted",
+				"pdb-web-placed":   "below the floor of 2",
+			},
+		},
+	}
+
+	ctx := context.Background()
+	c, err := labcheck.Connect(ctx, labenv.Kubeconfig(), labenv.Context(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AuditPath == "" {
+		t.Fatalf("the cheats are judged from the API server's audit log, and there is none: %s", c.NoAudit)
+	}
+	l := &lab{k: c.Kube}
+	for _, ch := range cheats {
+		t.Run(ch.name, func(t *testing.T) {
+			l.begin(t)
+			if ch.onPdb3 {
+				l.onPdb3(t)
+			}
+			ch.do(t, l)
+			expect(t, c, ch.want)
+			if ch.apiOnly != nil {
+				noLog := &labcheck.Cluster{Config: c.Config, Kube: c.Kube, Context: c.Context, NoAudit: "left out by the test"}
+				expect(t, noLog, ch.apiOnly)
+			}
+		})
+	}
+}
+
+// expect runs the checks that want names and compares their outcome.
+func expect(t *testing.T, c *labcheck.Cluster, want map[string]string) {
+	t.Helper()
+	for id, phrase := range want {
+		chk, ok := labcheck.Lookup(id)
+		if !ok {
+			t.Fatalf("no check %s", id)
+		}
+		res, err := chk.Run(context.Background(), c)
+		if err != nil {
+			t.Errorf("%s could not look: %v", id, err)
+			continue
+		}
+		switch {
+		case phrase == pass && !res.Pass:
+			t.Errorf("%s failed: %s\n\t%s", id, res.Message, strings.Join(res.Evidence, "\n\t"))
+		case phrase != pass && res.Pass:
+			t.Errorf("%s passed on the cheat: %s\n\t%s", id, res.Message, strings.Join(res.Evidence, "\n\t"))
+		case phrase != pass && !strings.Contains(res.Message, phrase):
+			t.Errorf("%s failed with %q, want a message with %q\n\t%s", id, res.Message, phrase, strings.Join(res.Evidence, "\n\t"))
+		default:
+			t.Logf("%s: %v: %s", id, res.Pass, res.Message)
+		}
+	}
+}
+
+// A lab is the chapter's part of the cluster, as a cheat uses it.
+type lab struct {
+	k kubernetes.Interface
+}
+
+func (l *lab) kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	args = append([]string{"--kubeconfig", labenv.Kubeconfig(), "--context", labenv.Context()}, args...)
+	out, err := exec.Command("kubectl", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args[4:], " "), err, out)
+	}
+	return string(out)
+}
+
+// begin requires the chapter untouched (no namespace pdb-lab, the pool's
+// nodes schedulable) and puts it back so when the cheat ends.
+func (l *lab) begin(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := l.k.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("namespace %s exists (%v): the cheats start from chapter 1 untouched", ns, err)
+	}
+	for _, n := range nodes {
+		node, err := l.k.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if node.Spec.Unschedulable {
+			t.Fatalf("node %s is cordoned: the cheats start from chapter 1 untouched", n)
+		}
+	}
+	t.Cleanup(func() { l.reset(t) })
+}
+
+// reset removes the lab's namespace and uncordons its nodes. The pods go
+// first, at once, so that the namespace controller finds it empty and
+// does not wait out their grace period.
+func (l *lab) reset(t *testing.T) {
+	ctx := context.Background()
+	now := int64(0)
+	l.k.AppsV1().Deployments(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+	l.k.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+	labenv.Poll(ctx, t, 60*time.Second, "the web pods gone", func(ctx context.Context) (bool, error) {
+		l.k.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &now}, metav1.ListOptions{})
+		pods, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		return err == nil && len(pods.Items) == 0, nil
+	})
+	if err := l.k.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("delete namespace %s: %v", ns, err)
+	}
+	labenv.Poll(ctx, t, 60*time.Second, "namespace "+ns+" gone", func(ctx context.Context) (bool, error) {
+		_, err := l.k.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	for _, n := range nodes {
+		if _, err := l.k.CoreV1().Nodes().Patch(ctx, n, types.MergePatchType, []byte(`{"spec":{"unschedulable":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Errorf("uncordon %s: %v", n, err)
+		}
+	}
+	labenv.Poll(ctx, t, 30*time.Second, "the pool's nodes without the unschedulable taint", func(ctx context.Context) (bool, error) {
+		for _, n := range nodes {
+			node, err := l.k.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			for _, tn := range node.Spec.Taints {
+				if tn.Key == corev1.TaintNodeUnschedulable {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+}
+
+// apply makes the namespace, web and its budget, as lab/*.yaml do, but
+// with pods that are Ready 1 s after they start.
+func (l *lab) apply(t *testing.T, replicas int32, minAvailable int) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := l.k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": pdbcheck.App}
+	web := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: pdbcheck.App, Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{"opslab.dev/ready-after": "1s"}},
+				Spec: corev1.PodSpec{
+					NodeSelector: map[string]string{"opslab.dev/pool": pdbcheck.Pool},
+					Containers:   []corev1.Container{{Name: "web", Image: "registry.example/web:1"}},
+				},
+			},
+		},
+	}
+	if _, err := l.k.AppsV1().Deployments(ns).Create(ctx, web, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	l.budget(t, minAvailable)
+}
+
+// budget makes the budget web, or sets its floor if it exists.
+func (l *lab) budget(t *testing.T, minAvailable int) {
+	t.Helper()
+	ctx := context.Background()
+	v := intstr.FromInt32(int32(minAvailable))
+	b := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &v,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": pdbcheck.App}}},
+	}
+	if _, err := l.k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, b, metav1.CreateOptions{}); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", fmt.Sprintf(`{"spec":{"minAvailable":%d}}`, minAvailable))
+	}
+	l.budgetSettled(t, minAvailable)
+}
+
+// budgetSettled waits until the disruption controller has counted the
+// budget's current floor over the Ready pods.
+func (l *lab) budgetSettled(t *testing.T, minAvailable int) {
+	t.Helper()
+	labenv.Poll(context.Background(), t, 30*time.Second, fmt.Sprintf("budget web counted with minAvailable %d", minAvailable), func(ctx context.Context) (bool, error) {
+		b, err := l.k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		pods, err := l.ready(ctx)
+		s := b.Status
+		return err == nil && s.ObservedGeneration == b.Generation && s.DesiredHealthy == int32(minAvailable) &&
+			s.CurrentHealthy == int32(len(pods)), nil
+	})
+}
+
+func (l *lab) scale(t *testing.T, replicas int) {
+	t.Helper()
+	l.kubectl(t, "-n", ns, "scale", "deployment", pdbcheck.App, fmt.Sprintf("--replicas=%d", replicas))
+	l.settled(t, replicas, -1)
+}
+
+// onPdb3 starts web as step 3 of the lab leaves it: three pods Ready on
+// pdb-3 under minAvailable 2, every node schedulable. pdb-1 and pdb-2 are
+// cordoned while the pods are placed.
+func (l *lab) onPdb3(t *testing.T) {
+	t.Helper()
+	l.kubectl(t, "cordon", "pdb-1", "pdb-2")
+	l.apply(t, 3, 2)
+	l.settled(t, 3, 2)
+	if on := l.podsOn(t, pdbcheck.DrainedNode); len(on) != 3 {
+		t.Fatalf("web pods on %s: %v, want all three", pdbcheck.DrainedNode, on)
+	}
+	l.kubectl(t, "uncordon", "pdb-1", "pdb-2")
+}
+
+// settled waits until web has exactly n pods, each Ready and none being
+// deleted, and, when minAvailable is 0 or more, its budget counts them
+// under that floor.
+func (l *lab) settled(t *testing.T, n, minAvailable int) {
+	t.Helper()
+	labenv.Poll(context.Background(), t, 60*time.Second, fmt.Sprintf("%d web pods Ready", n), func(ctx context.Context) (bool, error) {
+		all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + pdbcheck.App})
+		if err != nil {
+			return false, nil
+		}
+		ready, err := l.ready(ctx)
+		return err == nil && len(all.Items) == n && len(ready) == n, nil
+	})
+	if minAvailable >= 0 {
+		l.budgetSettled(t, minAvailable)
+	}
+}
+
+// ready returns the web pods that are Ready and not being deleted.
+func (l *lab) ready(ctx context.Context) ([]corev1.Pod, error) {
+	all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + pdbcheck.App})
+	if err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for _, p := range all.Items {
+		for _, c := range p.Status.Conditions {
+			if p.DeletionTimestamp == nil && c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (l *lab) podsOn(t *testing.T, node string) []string {
+	t.Helper()
+	pods, err := l.k.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range pods.Items {
+		out = append(out, p.Name)
+	}
+	return out
+}
