@@ -76,7 +76,7 @@ func init() {
 		Chapter: 2, ID: "taints-noexecute-removed-one-twin", Points: 1,
 		Title: "a NoExecute taint on taints-2 removed twin-0s and kept twin-forever",
 		Claim: "tolerationSeconds 0 means at once; no tolerationSeconds means never",
-		Reads: "the audit log: who deleted twin-0s and how long after the last change to taints-2, and who bound the twins (without it, the taint eviction controller's events and the times the server recorded); pod twin-forever",
+		Reads: "node taints-2's NoExecute taint; pod twin-forever; the audit log: who deleted twin-0s and how long after the last change to taints-2, and who bound the twins (without it, the taint eviction controller's and the scheduler's events and the times the server recorded)",
 		Hints: []string{
 			"Add the NoExecute twin of the taint: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoExecute",
 			"Do not delete the pods yourself: the check looks for the taint eviction controller's own deletion.",
@@ -87,7 +87,7 @@ func init() {
 		Chapter: 2, ID: "taints-link-20s-evicted", Points: 2,
 		Title: "the link-down taint removed link-20s, by the controller, 20 s after it",
 		Claim: "with tolerationSeconds 20 a pod leaves 20 s after the taint eviction controller sees the NoExecute taint",
-		Reads: "node taints-3's opslab.dev/link-down taint; the audit log: who deleted link-20s and how long after the last change to taints-3 (without it, the controller's events and the times the server recorded for them and for the node's taints)",
+		Reads: "node taints-3's opslab.dev/link-down taint; the audit log: who bound and who deleted link-20s, and how long after the last change to taints-3 (without it, the controller's and the scheduler's events and the times the server recorded for them and for the node's taints)",
 		Hints: []string{
 			"Take the link of taints-3 down: kubectl taint node taints-3 opslab.dev/link-down=switch-4:NoExecute",
 			"Then wait, and change nothing on taints-3 meanwhile: link-20s leaves by itself about 20 s later. A pod you delete yourself does not count.",
