@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,7 @@ func TestDemos(t *testing.T) {
 			t.Errorf("after a container crash the table shows %d pods, want 3 (the container restarts in the same pod)", n)
 		}
 		shoot(t, ctx, "demo-01-pdb.png")
+		axeDemoCheck(t, ctx, "01-pdb's demo")
 		clean(t)
 	})
 
@@ -202,6 +204,7 @@ func TestDemos(t *testing.T) {
 			t.Errorf("the timeline lists %q, want the order the pods leave", order)
 		}
 		shoot(t, ctx, "demo-02-taints.png")
+		axeDemoCheck(t, ctx, "02-taints's demo")
 		clean(t)
 	})
 
@@ -249,10 +252,15 @@ func TestDemos(t *testing.T) {
 		if after == before {
 			t.Errorf("50 more shares for workload-low left its seats at %q", after)
 		}
+		names := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#opslab-demo input[type="range"]'), e => e.labels[0].textContent)`)
+		if len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
+			t.Errorf("the sliders' names repeat: %q", names)
+		}
 		if got := eval[string](t, ctx, `document.activeElement.id`); got != "apf-shares-workload-low" {
 			t.Errorf("after redrawing, the focus is on %q, want the slider the reader moved", got)
 		}
 		shoot(t, ctx, "demo-03-apf.png")
+		axeDemoCheck(t, ctx, "03-apf's demo")
 		clean(t)
 	})
 
@@ -277,6 +285,7 @@ func TestDemos(t *testing.T) {
 			t.Errorf("dns ends at %s, want 60 (after 20 s and 30 s groups, 10 s of its own)", got)
 		}
 		shoot(t, ctx, "demo-04-node-shutdown.png")
+		axeDemoCheck(t, ctx, "04-node-shutdown's demo")
 		clean(t)
 	})
 

@@ -20,5 +20,13 @@
 // the 20 s pod leaves before the 3600 s pod; the runaway alone receives
 // 429s; logind's limit cuts the Gantt chart), that a running demo fits a
 // phone's screen, and that without JavaScript the static explanation
-// shows; each demo's screenshot is written to .artifacts/ too.
+// shows; each demo's screenshot is written to .artifacts/ too. After a
+// keyboard action the focus stays on a control of the demo, and the demo
+// announces one sentence instead of re-reading whole live regions.
+//
+// TestAccessibility runs axe-core (WCAG 2.2 A and AA) on every Markdown
+// page and on one page of each generated kind, in both themes; TestDemos
+// runs it on each demo running, in both themes. axe-core is fetched once
+// with npm (its checksum pinned in axe_test.go) and kept under .cache/ at
+// the repository root; TestAxeSeesViolations shows the check is not blind.
 package browsertest
