@@ -594,6 +594,14 @@ func TestContrast(t *testing.T) {
 			}
 		}
 	}
+	// A field's edge is no text: 3:1 against every background a field sits on.
+	for _, bg := range []string{"bg", "side-bg", "code-bg"} {
+		for i, theme := range []string{"light", "dark"} {
+			if r := contrast(colors["field-border"][i], colors[bg][i]); r < 3 {
+				t.Errorf("%s theme: --field-border %s on --%s %s has contrast %.2f, want at least 3 (WCAG 1.4.11)", theme, colors["field-border"][i], bg, colors[bg][i], r)
+			}
+		}
+	}
 }
 
 func contrast(a, b string) float64 {

@@ -516,6 +516,14 @@ func TestCourse(t *testing.T) {
 				}
 			})
 
+			t.Run("nothing scrolls sideways at 320 px", func(t *testing.T) {
+				phone(t, ctx, 320)
+				for _, p := range append([]string{"index.html"}, chapters...) {
+					open(t, ctx, srv.URL+"/"+p)
+					notWider(t, ctx, 320)
+				}
+			})
+
 			t.Run("without JavaScript a phone reaches every page", func(t *testing.T) {
 				phone(t, ctx, 390)
 				if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
@@ -607,7 +615,8 @@ func phone(t *testing.T, ctx context.Context, width int64) {
 // naming the widest elements.
 func notWider(t *testing.T, ctx context.Context, width int) {
 	t.Helper()
-	if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > float64(width) {
+	// (The page's own width, less a scroll bar the screen may show.)
+	if w := eval[float64](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth + innerWidth`); w > float64(width) {
 		wide := eval[[]string](t, ctx, fmt.Sprintf(`Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > %d && (!e.closest("pre") || e.tagName === "PRE")).slice(0, 5).map(e => e.tagName + "." + e.className + " in " + e.parentElement.tagName + "." + e.parentElement.className + " " + Math.round(e.getBoundingClientRect().right))`, width+1))
 		t.Errorf("%s on a %d px screen is %.0f px wide; too wide: %q", eval[string](t, ctx, `location.pathname`), width, w, wide)
 	}
