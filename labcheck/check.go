@@ -100,9 +100,8 @@ type Cluster struct {
 	AuditPath string
 	NoAudit   string
 
-	auditMu   sync.Mutex
-	audit     *audit.Log
-	auditSize int64
+	auditMu sync.Mutex
+	audit   *audit.Log
 
 	klientOnce sync.Once
 	klient     klient.Client
@@ -137,20 +136,17 @@ func (c *Cluster) Audit() *audit.Log {
 	if c.AuditPath == "" {
 		return nil
 	}
-	fi, err := os.Stat(c.AuditPath)
-	if err == nil && c.audit != nil && fi.Size() == c.auditSize {
-		return c.audit
+	var err error
+	if c.audit == nil {
+		c.audit, err = audit.Read(c.AuditPath)
+	} else if fi, serr := os.Stat(c.AuditPath); serr != nil || fi.Size() != c.audit.Size() {
+		err = c.audit.Refresh()
 	}
-	l, err := audit.Read(c.AuditPath)
 	if err != nil {
 		c.NoAudit, c.AuditPath, c.audit = err.Error(), "", nil
 		return nil
 	}
-	c.audit = l
-	if fi != nil {
-		c.auditSize = fi.Size()
-	}
-	return l
+	return c.audit
 }
 
 // UseAuditLog makes the checks read the audit log at path, or, when path

@@ -19,6 +19,7 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,6 +143,8 @@ func (e Event) String() string {
 type Log struct {
 	Path   string
 	Events []Event
+
+	read int64 // bytes read, up to the end of the last whole line
 }
 
 // Select returns the events for which keep is true, in order.
@@ -169,29 +172,66 @@ func (l *Log) Covers(t time.Time) bool {
 	return len(l.Events) > 0 && !l.Events[0].Received.After(t)
 }
 
-// Read reads the audit log at path. Lines it cannot parse are skipped (the
-// server may be writing the last one as it is read); a file that holds no
-// audit event at all is an error.
+// Read reads the audit log at path. A line the server is still writing is
+// left for the next Refresh; a file that holds no audit event at all is an
+// error.
 func Read(path string) (*Log, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("the audit log %s does not exist", path)
-		}
-		return nil, fmt.Errorf("cannot read the audit log %s: %v", path, errors.Unwrap(err))
+	l := &Log{Path: path}
+	if err := l.Refresh(); err != nil {
+		return nil, err
 	}
-	defer f.Close()
-	events, err := Parse(f)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the audit log %s: %v", path, err)
-	}
-	if len(events) == 0 {
-		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+	if len(l.Events) == 0 {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 			return nil, fmt.Errorf("%s is not an audit log (no line of it is an audit.k8s.io event)", path)
 		}
 	}
-	return &Log{Path: path, Events: events}, nil
+	return l, nil
 }
+
+// Refresh reads what the server has written since the last read, so that
+// checks run one after another read a growing log once, not once each.
+func (l *Log) Refresh() error {
+	f, err := os.Open(l.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("the audit log %s does not exist", l.Path)
+		}
+		return fmt.Errorf("cannot read the audit log %s: %v", l.Path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("cannot read the audit log %s: %v", l.Path, err)
+	}
+	if fi.Size() < l.read {
+		// The log was rotated or truncated: read it from the start.
+		l.Events, l.read = nil, 0
+	}
+	if _, err := f.Seek(l.read, io.SeekStart); err != nil {
+		return fmt.Errorf("cannot read the audit log %s: %v", l.Path, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("cannot read the audit log %s: %v", l.Path, errors.Unwrap(err))
+	}
+	whole := data[:bytes.LastIndexByte(data, '\n')+1]
+	events, err := Parse(bytes.NewReader(whole))
+	if err != nil {
+		return fmt.Errorf("cannot read the audit log %s: %v", l.Path, err)
+	}
+	l.read += int64(len(whole))
+	if len(events) > 0 {
+		n := len(l.Events)
+		l.Events = append(l.Events, events...)
+		if n > 0 && events[0].Time.Before(l.Events[n-1].Time) {
+			sort.SliceStable(l.Events, func(i, j int) bool { return l.Events[i].Time.Before(l.Events[j].Time) })
+		}
+	}
+	return nil
+}
+
+// Size is how many bytes of the file have been read.
+func (l *Log) Size() int64 { return l.read }
 
 // line is the part of an audit.k8s.io/v1 Event the checks read.
 type line struct {

@@ -94,3 +94,40 @@ func TestParseBindingUID(t *testing.T) {
 		t.Errorf("binding = %+v, want create pods/binding with the pod's UID", e)
 	}
 }
+
+// TestRefreshReadsOnlyWhatWasAppended: a log read once is read on from where
+// it stopped, and a line the server was still writing is read once finished.
+func TestRefreshReadsOnlyWhatWasAppended(t *testing.T) {
+	lines := strings.SplitAfter(sample, "\n") // two whole lines and half of a third
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(lines[0]+lines[1]+lines[2]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Read(path)
+	if err != nil || len(l.Events) != 2 {
+		t.Fatalf("Read = %v, %v; want 2 events", l, err)
+	}
+	// The server finishes the third line: the same request, completed later.
+	rest := strings.Replace(lines[0], `"auditID":"a"`, `"auditID":"c"`, 1)
+	rest = strings.Replace(rest, "15:42:36.528255Z", "15:43:00.000000Z", 1)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(lines[0] + lines[1] + rest)
+	f.Close()
+	if err := l.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Events) != 3 || l.Events[2].Time.Minute() != 43 {
+		t.Fatalf("after Refresh: %d events, last at %v; want 3, the new one last", len(l.Events), l.Events[len(l.Events)-1].Time)
+	}
+	if l.Size() != int64(len(lines[0]+lines[1]+rest)) {
+		t.Errorf("Size = %d, want the whole file, %d", l.Size(), len(lines[0]+lines[1]+rest))
+	}
+	// A truncated log (rotated) is read again from its start.
+	os.WriteFile(path, []byte(lines[1]), 0o644)
+	if err := l.Refresh(); err != nil || len(l.Events) != 1 {
+		t.Errorf("after truncation: %d events, %v; want 1", len(l.Events), err)
+	}
+}
