@@ -61,6 +61,7 @@ type chapterItem struct {
 
 type layoutData struct {
 	Lang, Title, Root, CSP string
+	Description            string // one sentence, for search engines' results
 	Body                   template.HTML
 	Nav                    []navLink
 	TOC                    []prose.Heading
@@ -71,8 +72,8 @@ type layoutData struct {
 }
 
 // layout wraps a page body in the site's layout.
-func (b *builder) layout(out, title string, body template.HTML, toc []prose.Heading, dm *demo) ([]byte, error) {
-	d := layoutData{Lang: "en", Title: title, Root: rootURL(out), CSP: CSP, Body: body, TOC: toc, IsIndex: out == "index.html", Results: b.results != nil}
+func (b *builder) layout(out, title, description string, body template.HTML, toc []prose.Heading, dm *demo) ([]byte, error) {
+	d := layoutData{Lang: "en", Title: title, Description: description, Root: rootURL(out), CSP: CSP, Body: body, TOC: toc, IsIndex: out == "index.html", Results: b.results != nil}
 	if dm != nil {
 		d.CSP = DemoCSP
 		// The chapter's script registers how to draw the demo before the
@@ -126,7 +127,7 @@ func (b *builder) layoutAll() error {
 				toc = append(toc, h)
 			}
 		}
-		out, err := b.layout(p.out, p.title, p.body, toc, p.demo)
+		out, err := b.layout(p.out, p.title, p.summary, p.body, toc, p.demo)
 		if err != nil {
 			return err
 		}
@@ -166,6 +167,7 @@ func (b *builder) indexPage(index *page) error {
 		intro = intro[:i]
 	}
 	index.title = readme.title
+	index.summary = readme.summary
 	ids := prose.NewIDs()
 	d := struct {
 		Title, TitleID, SetupID, ChaptersID, ReadmeURL string
@@ -295,7 +297,7 @@ func (b *builder) listing(dir string) error {
 	if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
 		return err
 	}
-	page, err := b.layout(out, dir+"/", template.HTML(body.String()), nil, nil)
+	page, err := b.layout(out, dir+"/", "The files of "+dir+"/ in the opslab course.", template.HTML(body.String()), nil, nil)
 	if err != nil {
 		return err
 	}
@@ -342,7 +344,7 @@ func (b *builder) sourcePage(file string) error {
 		if err := templates.ExecuteTemplate(&body, "source.html", data); err != nil {
 			return err
 		}
-		if page, err = b.layout(out, path.Base(file), template.HTML(body.String()), nil, nil); err != nil {
+		if page, err = b.layout(out, path.Base(file), "The source of "+file+" in the opslab course.", template.HTML(body.String()), nil, nil); err != nil {
 			return err
 		}
 		if len(page)+assetBytes() <= PageBudget {

@@ -174,7 +174,7 @@ type page struct {
 	src      string // slash path of its Markdown source in the repository, "" for none
 	out      string // slash path of the output file
 	title    string
-	summary  string // one line, for the index (chapters only)
+	summary  string // one line: the page's description, and a chapter's line on the index
 	chapter  bool
 	doc      *prose.Doc
 	tree     ast.Node
@@ -363,8 +363,10 @@ func (b *builder) load(p *page) error {
 	if p.title == "" {
 		p.title = strings.TrimSuffix(path.Base(p.src), ".md")
 	}
+	// Every page's first sentence is its description for search engines;
+	// a chapter's also lists it on the index.
+	p.summary = firstSentence(p.tree, p.doc.Source)
 	if p.chapter {
-		p.summary = firstSentence(p.tree, p.doc.Source)
 		if p.summary == "" {
 			b.problem(p.src, 1, "the chapter has no first paragraph to list it by on the index")
 		}

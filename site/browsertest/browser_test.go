@@ -273,6 +273,9 @@ func TestCourse(t *testing.T) {
 					for _, u := range outside {
 						t.Errorf("%s: requested %s, outside the site", p, u)
 					}
+					if d := eval[string](t, ctx, `document.querySelector('meta[name="description"]')?.content ?? ""`); len(d) < 20 {
+						t.Errorf("%s: meta description %q, want the page's first sentence", p, d)
+					}
 					if font := eval[string](t, ctx, `getComputedStyle(document.body).fontFamily`); !strings.Contains(font, "system-ui") {
 						t.Errorf("%s: body font is %q: the stylesheet did not apply", p, font)
 					}
