@@ -115,6 +115,15 @@ func judgeConfig(data map[string]string) labcheck.Result {
 	return r
 }
 
+// dbPod names a db-0 for a report: with its UID when that is known (the
+// taint eviction controller's event does not carry it).
+func dbPod(uid string) string {
+	if uid == "" {
+		return "db-0"
+	}
+	return "db-0 (uid " + short(uid) + ")"
+}
+
 func short(uid string) string {
 	if len(uid) > 8 {
 		return uid[:8]
@@ -210,9 +219,18 @@ func judgeMoved(r record) labcheck.Result {
 			res.Message = fmt.Sprintf("db-0 (uid %s) is still Terminating on %s: mark the node out of service", short(string(pod.UID)), pod.Spec.NodeName)
 			return res
 		}
+		if s.apiOldDel.IsZero() {
+			res.Message = fmt.Sprintf("nothing shows a db-0 marked for deletion after %s went NotReady: without the audit log only the taint eviction controller's event can", o.Name)
+			return res
+		}
+		res.Seen("old %s marked for deletion at %s (%s)", dbPod(s.apiOldUID), clock(s.apiOldDel), s.apiOldDelBy)
 		res.Seen("db-0 created at %s", clock(pod.CreationTimestamp.Time))
-		if pod.CreationTimestamp.Time.Before(o.NotReady) {
-			res.Message = fmt.Sprintf("db-0 (uid %s) was created at %s, before %s went NotReady at %s: it never had to move", short(string(pod.UID)), clock(pod.CreationTimestamp.Time), o.Name, clock(o.NotReady))
+		switch {
+		case s.apiOldDel.Before(o.NotReady):
+			res.Message = fmt.Sprintf("%s was marked for deletion at %s, before %s went NotReady at %s", dbPod(s.apiOldUID), clock(s.apiOldDel), o.Name, clock(o.NotReady))
+			return res
+		case pod.CreationTimestamp.Time.Before(s.apiOldDel.Truncate(time.Second)):
+			res.Message = fmt.Sprintf("db-0 (uid %s) was created at %s, before the old db-0 was marked for deletion at %s: it never had to move", short(string(pod.UID)), clock(pod.CreationTimestamp.Time), clock(s.apiOldDel))
 			return res
 		}
 	}
@@ -311,7 +329,7 @@ func judgeTaint(r record) labcheck.Result {
 			return res
 		}
 		from = s.apiOldDel
-		res.Seen("db-0 uid %s marked for deletion at %s (%s)", short(s.apiOldUID), clock(from), s.apiOldDelBy)
+		res.Seen("old %s marked for deletion at %s (%s)", dbPod(s.apiOldUID), clock(from), s.apiOldDelBy)
 		if from.After(o.TaintAt) {
 			res.Message = fmt.Sprintf("db-0 was marked for deletion at %s, after the out-of-service taint at %s: the taint is for a pod already stuck Terminating", clock(from), clock(o.TaintAt))
 			return res

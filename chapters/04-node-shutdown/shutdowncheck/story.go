@@ -218,11 +218,21 @@ func tell(r record) *story {
 }
 
 // readLives splits the log's requests on db-0 into the pods that bore the name.
+// They are taken in the order they arrived: the log is in the order they
+// completed, and the scheduler often binds a new pod before the request that
+// created it has had its answer. Arrival keeps cause before effect: a
+// request on a pod arrives after the pod was stored, so after the request
+// that created it arrived, and the StatefulSet asks for the next pod only
+// once it saw the last one's removal stored.
 func (s *story) readLives() {
+	var reqs []audit.Event
 	for _, e := range s.r.Log {
-		if e.Namespace != Namespace || e.Resource != "pods" || !e.OK() {
-			continue
+		if e.Namespace == Namespace && e.Resource == "pods" && e.OK() {
+			reqs = append(reqs, e)
 		}
+	}
+	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].Received.Before(reqs[j].Received) })
+	for _, e := range reqs {
 		var last *life
 		if n := len(s.lives); n > 0 {
 			last = s.lives[n-1]
@@ -338,7 +348,7 @@ func (s *story) findOff() {
 		}
 	}
 	if !s.withLog {
-		o.TaintAt, o.TaintBy = taintTime(best, s.r.Events)
+		o.TaintAt, o.TaintBy = taintTime(best, s.r.Events, s.r.Start)
 	}
 	s.off = o
 }
@@ -468,24 +478,25 @@ func (s *story) pickOldFromAPI() {
 		return
 	}
 	for _, ev := range s.r.Events {
-		if ev.Reason != "TaintManagerEviction" || !strings.HasPrefix(ev.Message, "Marking for deletion") {
+		if !markedForDeletion(ev, s.r.Start) || s.r.Pod != nil && ev.InvolvedObject.UID == s.r.Pod.UID {
 			continue
 		}
-		if s.r.Pod != nil && ev.InvolvedObject.UID == s.r.Pod.UID {
-			continue
-		}
-		at := ev.FirstTimestamp.Time
-		if at.IsZero() {
-			at = ev.EventTime.Time
-		}
-		if at.Before(s.r.Start) {
-			continue
-		}
-		if s.apiOldDel.IsZero() || at.After(s.apiOldDel) {
+		if at := ev.CreationTimestamp.Time; s.apiOldDel.IsZero() || at.After(s.apiOldDel) {
 			s.apiOldUID, s.apiOldDel = string(ev.InvolvedObject.UID), at
-			s.apiOldDelBy = "the taint eviction controller's event " + ev.Name
+			s.apiOldDelBy = "the creation of the taint eviction controller's event " + ev.Name
 		}
 	}
+}
+
+// markedForDeletion reports whether ev is the taint eviction controller's
+// event marking db-0 for deletion, made since start. The controller's event
+// cache outlives the namespace: an event for a pod of the same name gets its
+// old firstTimestamp and count back, so only the server-set
+// creationTimestamp dates the first marking in this run of the lab.
+func markedForDeletion(ev corev1.Event, start time.Time) bool {
+	return ev.Reason == "TaintManagerEviction" && strings.HasPrefix(ev.Message, "Marking for deletion") &&
+		(ev.Source.Component == "taint-eviction-controller" || ev.ReportingController == "taint-eviction-controller") &&
+		!ev.CreationTimestamp.Time.Before(start)
 }
 
 // source is the evidence line that says what the story was read from.
@@ -554,8 +565,9 @@ func orNone(s string) string {
 // kubectl has no timeAdded; the API server's managedFields record when a
 // manager other than the controllers last wrote the node's taints. When the
 // controllers took over the list since, the taint eviction controller's event
-// (it marks the pods again when a new NoExecute taint arrives) is the fallback.
-func taintTime(node *corev1.Node, events []corev1.Event) (time.Time, string) {
+// (it marks the pods again when a new NoExecute taint arrives, and then
+// updates lastTimestamp) is the fallback.
+func taintTime(node *corev1.Node, events []corev1.Event, start time.Time) (time.Time, string) {
 	for _, t := range node.Spec.Taints {
 		if t.Key == OutOfService && t.TimeAdded != nil {
 			return t.TimeAdded.Time, "the taint's timeAdded"
@@ -575,7 +587,7 @@ func taintTime(node *corev1.Node, events []corev1.Event) (time.Time, string) {
 		return at, "managedFields of " + who
 	}
 	for _, e := range events {
-		if e.Reason == "TaintManagerEviction" && e.Count > 1 && e.LastTimestamp.After(at) {
+		if markedForDeletion(e, start) && e.LastTimestamp.After(e.CreationTimestamp.Time) && e.LastTimestamp.After(at) {
 			at = e.LastTimestamp.Time
 		}
 	}

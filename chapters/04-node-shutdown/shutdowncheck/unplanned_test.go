@@ -103,12 +103,16 @@ func scheduled(name, uid, node string, s float64) corev1.Event {
 	}
 }
 
-func eviction(uid string, first, last float64, count int32) corev1.Event {
+// eviction is the taint eviction controller's event: no UID for the pod, and
+// a firstTimestamp and count that may come from its cache of an earlier
+// namespace's pod of the same name; first is when the object was created.
+func eviction(first, last float64, count int32) corev1.Event {
 	return corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Name: "db-0.evict", Namespace: Namespace},
-		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: Namespace, Name: Pod, UID: types.UID(uid)},
-		Reason:         "TaintManagerEviction", Message: fmt.Sprintf("Marking for deletion Pod %s/%s", Namespace, Pod),
-		FirstTimestamp: metav1.NewTime(at(first)), LastTimestamp: metav1.NewTime(at(last)), Count: count,
+		ObjectMeta:     metav1.ObjectMeta{Name: "db-0.evict", Namespace: Namespace, CreationTimestamp: *sec(first)},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: Namespace, Name: Pod},
+		Source:         corev1.EventSource{Component: "taint-eviction-controller"}, ReportingController: "taint-eviction-controller",
+		Reason: "TaintManagerEviction", Message: fmt.Sprintf("Marking for deletion Pod %s/%s", Namespace, Pod),
+		FirstTimestamp: metav1.NewTime(at(-600)), LastTimestamp: metav1.NewTime(at(last)), Count: count,
 	}
 }
 
@@ -191,7 +195,7 @@ func solved() record {
 		},
 		Pod:    runningPod("uid-2", "shutdown-1", 39),
 		Nodes:  []corev1.Node{n1, n2},
-		Events: []corev1.Event{scheduled("db-0.a", "uid-1", "shutdown-2", 1.2), eviction("uid-1", 19, 21, 2), scheduled("db-0.c", "uid-2", "shutdown-1", 39.05)},
+		Events: []corev1.Event{scheduled("db-0.a", "uid-1", "shutdown-2", 1.2), eviction(19, 21, 27), scheduled("db-0.c", "uid-2", "shutdown-1", 39.05)},
 	}
 }
 
@@ -337,6 +341,14 @@ func TestJudgeUnplanned(t *testing.T) {
 				r.Pod = runningPod("uid-3", "shutdown-1", 70.1)
 			}),
 			wantPass: map[string]string{"shutdown-db-moved": movedMsg, "shutdown-taint-after-off": taintMsg, "shutdown-podgc-deleted": gcMsg}},
+		{name: "bound before created", reason: "the scheduler's binding often completes before the create's answer; the binding still belongs to the new pod",
+			record: edit(solved, func(r *record) {
+				r.drop(func(e audit.Event) bool { return !e.Time.Equal(at(39.04)) && !e.Time.Equal(at(39.03)) })
+				create, b := stsCtl.pod(39.05, "create", "pods"), bind(39.04, "uid-2")
+				create.Received, b.Received = at(39.025), at(39.03)
+				r.add(create, b)
+			}),
+			wantPass: map[string]string{"shutdown-db-moved": movedMsg, "shutdown-taint-after-off": taintMsg, "shutdown-podgc-deleted": gcMsg}},
 		{name: "learner marked db-0 for deletion", reason: "a graceful delete on a node without power also leaves db-0 stuck Terminating",
 			record: edit(solved, func(r *record) {
 				r.drop(func(e audit.Event) bool { return !(e.ByController(audit.NodeController) && e.Resource == "pods") })
@@ -459,9 +471,15 @@ func TestJudgeUnplanned(t *testing.T) {
 			wantFail: map[string]string{
 				"shutdown-podgc-deleted": "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"}},
 		{name: "no audit log, taint before Terminating", reason: "without the log, the taint eviction controller's event dates the deletion",
-			record: edit(solved, withoutLog, func(r *record) { r.Events[1] = eviction("uid-1", 22, 22, 1) }),
+			record: edit(solved, withoutLog, func(r *record) { r.Events[1] = eviction(22, 22, 26) }),
 			wantFail: map[string]string{
 				"shutdown-taint-after-off": "db-0 was marked for deletion at 12:00:22, after the out-of-service taint at 12:00:21: the taint is for a pod already stuck Terminating",
+				"shutdown-podgc-deleted":   "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"}},
+		{name: "no audit log, hand-made Scheduled event", reason: "without the log a restart looks like a move, but nothing marked a db-0 for deletion on the powered-off node",
+			record: edit(handMadeEvent, withoutLog),
+			wantFail: map[string]string{
+				"shutdown-db-moved":        "nothing shows a db-0 marked for deletion after shutdown-2 went NotReady: without the audit log only the taint eviction controller's event can",
+				"shutdown-taint-after-off": "nothing shows db-0 Terminating on shutdown-2 before the taint: without the audit log only the taint eviction controller's event can",
 				"shutdown-podgc-deleted":   "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"}},
 		{name: "no audit log, taint on a Ready node", reason: "the node side needs no log",
 			record: edit(taintOnReadyNode, withoutLog),
