@@ -217,7 +217,7 @@ func TestChecks(t *testing.T) {
 			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": false}},
 		{name: "solved", reason: "the state solve.sh ends in, by the drain it makes: every check passes", state: solved(),
 			want: map[string]bool{"pdb-budget-protects-web": true, "pdb-eviction-allowed": true, "pdb-node-drained": true, "pdb-web-placed": true}},
-		{name: "stalled", reason: "the budget is there, but nothing can be evicted and pdb-3 still runs web", state: stalled(),
+		{name: "stalled", reason: "the budget is there, but it has not seen a drain through, nothing can be evicted and pdb-3 still runs web", state: stalled(),
 			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": false}},
 		{name: "budget-put-back", reason: "deleting the budget finishes the drain at once; putting it back afterwards does not hide it", state: budgetPutBack(),
 			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": true, "pdb-web-placed": false}},
@@ -232,6 +232,7 @@ func TestChecks(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", chk.ID, err)
 				}
+				t.Logf("%s %v: %s", chk.ID, r.Pass, r.Message)
 				if r.Pass != tt.want[chk.ID] {
 					t.Errorf("%s passed = %v, want %v: %s; evidence %q (%s)", chk.ID, r.Pass, tt.want[chk.ID], r.Message, r.Evidence, tt.reason)
 				}
