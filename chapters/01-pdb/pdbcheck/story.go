@@ -197,7 +197,7 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 			s.Refused = append(s.Refused, e)
 		case e.Is("create", "pods") && stored(e):
 			s.Created = append(s.Created, e)
-		case e.Subresource == "status" && isWeb(e.Name) && stored(e) && !nodeAgent(e) && !controlPlane(e.Actor()):
+		case e.Subresource == "status" && isWeb(e.Name) && stored(e) && !nodeAgent(e) && !controlPlane(e.Actor()) && !component(e):
 			s.Status = append(s.Status, e)
 		}
 	}
@@ -550,7 +550,7 @@ func cordonRequest(events []audit.Event, node string, t time.Time) time.Time {
 	at := t
 	for _, e := range events {
 		if e.Resource == "nodes" && e.Subresource == "" && e.Name == node && (e.Verb == "patch" || e.Verb == "update") &&
-			stored(e) && !controlPlane(e.Actor()) && !nodeAgent(e) &&
+			stored(e) && !controlPlane(e.Actor()) && !component(e) &&
 			!e.Time.Before(t.Add(-time.Second)) && e.Time.Before(t.Add(time.Second)) {
 			at = e.Time
 		}

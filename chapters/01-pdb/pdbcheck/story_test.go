@@ -407,6 +407,15 @@ func TestJudges(t *testing.T) {
 			want: map[string]string{"pdb-web-placed": "kwok-admin (kubectl) wrote the status of web-e"},
 		},
 		{
+			name: "the-scheduler-writes-a-pod-status", reason: "the scheduler records a pod it cannot place in its status: that is no hand-made readiness",
+			run: func() *run {
+				r := solvedRun()
+				r.log(146.05, scheduler, "patch", "pods/status", "web-e", 200)
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": pass},
+		},
+		{
 			name: "token-for-the-replicaset-controller", reason: "a token minted for the controller's account makes its requests anyone's",
 			run: func() *run {
 				r := solvedRun()
