@@ -78,7 +78,7 @@ type story struct {
 	Removals []removal            // web pods that went away since Cordoned, in order
 	Seen     map[string]time.Time // every web pod of the run: when the log first names it
 	Refused  []audit.Event        // a person's evictions of web pods refused (429) since Cordoned
-	Created  []audit.Event        // pods created in the namespace since Cordoned
+	Created  []audit.Event        // web's pods (and unnamed ones) created since Cordoned
 	Status   []audit.Event        // web pods' status written since Cordoned by someone other than their node
 	Tokens   []audit.Event        // tokens a person minted for the replicaset controller since Start
 	Budgets  []audit.Event        // budgets of the namespace created, changed or deleted since Start
@@ -195,7 +195,9 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 		switch {
 		case e.Is("create", "pods/eviction") && e.Code == 429 && !e.DryRun && isWeb(e.Name) && !controlPlane(e.Actor()):
 			s.Refused = append(s.Refused, e)
-		case e.Is("create", "pods") && stored(e):
+		case e.Is("create", "pods") && stored(e) && (e.Name == "" || isWeb(e.Name)):
+			// A pod named at its creation is web's only by its name; one
+			// made from a generateName is named in the log only later.
 			s.Created = append(s.Created, e)
 		case e.Subresource == "status" && isWeb(e.Name) && stored(e) && !nodeAgent(e) && !controlPlane(e.Actor()) && !component(e):
 			s.Status = append(s.Status, e)

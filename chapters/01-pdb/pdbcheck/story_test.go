@@ -398,6 +398,15 @@ func TestJudges(t *testing.T) {
 			want: map[string]string{"pdb-web-placed": "kwok-admin (kubectl) created web-extra in pdb-lab at 12:02:20"},
 		},
 		{
+			name: "a-debugging-pod", reason: "a pod of another name in the lab's namespace is not web's",
+			run: func() *run {
+				r := solvedRun()
+				r.log(140, learner, "create", "pods", "debug", 201)
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": pass},
+		},
+		{
 			name: "status-written-by-hand", reason: "a pod made Ready with kubectl patch --subresource=status",
 			run: func() *run {
 				r := solvedRun()
