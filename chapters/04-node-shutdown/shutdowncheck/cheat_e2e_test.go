@@ -80,13 +80,16 @@ var cheats = []cheat{
 			h.power("off", h.other)
 			h.waitMarked(h.other)
 			h.taint(h.other)
+			first := h.uid
 			h.kubectl("", "-n", Namespace, "delete", "pod", Pod)
 			h.waitRunning(h.other)
+			// The event names the first db-0 by its real UID, as a learner
+			// who read it off kubectl get pod -o yaml would.
 			now := time.Now().UTC().Format(time.RFC3339)
 			h.kubectl(fmt.Sprintf(`apiVersion: v1
 kind: Event
 metadata: {name: db-0.handmade, namespace: %s}
-involvedObject: {kind: Pod, namespace: %s, name: %s, uid: 00000000-0000-0000-0000-00000000beef}
+involvedObject: {kind: Pod, namespace: %s, name: %s, uid: %s}
 reason: Scheduled
 message: Successfully assigned %s/%s to %s
 source: {component: default-scheduler}
@@ -94,7 +97,7 @@ type: Normal
 firstTimestamp: %q
 lastTimestamp: %q
 count: 1
-`, Namespace, Namespace, Pod, Namespace, Pod, h.other, now, now), "create", "-f", "-")
+`, Namespace, Namespace, Pod, first, Namespace, Pod, h.other, now, now), "create", "-f", "-")
 		},
 		want: map[string][]string{
 			"shutdown-db-moved":        {"ran on {db}, not on the powered-off {other}"},

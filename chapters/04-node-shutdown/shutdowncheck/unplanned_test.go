@@ -283,7 +283,7 @@ func handMadeEvent() record {
 		},
 		Pod:    runningPod("uid-1", "shutdown-1", 1),
 		Nodes:  []corev1.Node{n1, n2},
-		Events: []corev1.Event{scheduled("db-0.a", "uid-1", "shutdown-1", 1.2), scheduled("db-0.forged", "uid-0", "shutdown-2", 0)},
+		Events: []corev1.Event{scheduled("db-0.a", "uid-1", "shutdown-1", 1.2), scheduled("db-0.forged", "uid-1", "shutdown-2", 25)},
 	}
 	restarted(&r, 20, "uid-2")
 	return r
