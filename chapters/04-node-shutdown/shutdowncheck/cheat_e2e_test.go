@@ -187,6 +187,21 @@ func TestChecksFollowThePoweredOffNode(t *testing.T) {
 	})
 	h.taint(h.db)
 	h.waitRunning(h.db)
+	// Without the log the taint eviction controller's event is the only
+	// record of the marking; client-go's spam filter stops writing it after
+	// 25 for one pod name (then one per 5 minutes), which many runs on one
+	// cluster reach.
+	events, err := h.k.CoreV1().Events(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judgeNoLog := false
+	for _, ev := range events.Items {
+		judgeNoLog = judgeNoLog || markedForDeletion(ev, time.Time{})
+	}
+	if !judgeNoLog {
+		t.Log("no event of the taint eviction controller (rate-limited on this cluster): the verdicts without the log are not asserted")
+	}
 	for round := range 3 {
 		if round > 0 {
 			h.restart()
@@ -194,7 +209,7 @@ func TestChecksFollowThePoweredOffNode(t *testing.T) {
 		for _, id := range unplanned {
 			chk, _ := labcheck.Lookup(id)
 			for _, c := range []*labcheck.Cluster{withLog, noLog} {
-				if c == noLog && id == "shutdown-podgc-deleted" {
+				if c == noLog && (id == "shutdown-podgc-deleted" || !judgeNoLog) {
 					continue
 				}
 				res, err := chk.Run(ctx, c)

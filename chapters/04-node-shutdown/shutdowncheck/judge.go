@@ -176,6 +176,10 @@ func nodeOr(node, fallback string) string {
 	return fallback
 }
 
+// noMarking is the evidence when, without the log, nothing records that db-0
+// was marked for deletion.
+const noMarking = "no event of the taint eviction controller about db-0 since the lab began (client-go writes at most 25 for one pod name, then one every 5 minutes)"
+
 // judgeMoved decides shutdown-db-moved: the db-0 on the powered-off node was
 // stuck Terminating there, and a later db-0, placed by the scheduler, runs
 // and is Ready on another node that is Ready.
@@ -220,6 +224,7 @@ func judgeMoved(r record) labcheck.Result {
 			return res
 		}
 		if s.apiOldDel.IsZero() {
+			res.Seen("%s", noMarking)
 			res.Message = fmt.Sprintf("nothing shows a db-0 marked for deletion after %s went NotReady: without the audit log only the taint eviction controller's event can", o.Name)
 			return res
 		}
@@ -325,6 +330,7 @@ func judgeTaint(r record) labcheck.Result {
 		}
 	} else {
 		if s.apiOldDel.IsZero() {
+			res.Seen("%s", noMarking)
 			res.Message = fmt.Sprintf("nothing shows db-0 Terminating on %s before the taint: without the audit log only the taint eviction controller's event can", o.Name)
 			return res
 		}
