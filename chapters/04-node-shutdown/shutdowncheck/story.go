@@ -72,9 +72,8 @@ func (l *life) terminatingAt(t time.Time) bool {
 
 // offNode is the node the learner powered off, as the cluster shows it.
 type offNode struct {
-	Name    string
-	Created time.Time // the Node object's creationTimestamp
-	Ready   bool
+	Name  string
+	Ready bool
 	// NotReady is when its Ready condition last changed, Why its message.
 	NotReady time.Time
 	Why      string
@@ -87,8 +86,6 @@ type offNode struct {
 	// HandStatus is a write to the node's status by someone other than the
 	// lab's node emulation or a controller (audit log only).
 	HandStatus *audit.Event
-	// Deleted is a deletion of the Node object during the lab (audit log only).
-	Deleted *audit.Event
 	// OutOfService reports whether it carries the out-of-service taint now.
 	OutOfService bool
 	// TaintAt is when the out-of-service taint was written, TaintBy the
@@ -336,7 +333,7 @@ func (s *story) findOff() {
 	if best == nil {
 		return
 	}
-	o := &offNode{Name: best.Name, Created: best.CreationTimestamp.Time, Ready: nodeReady(best), OutOfService: hasTaint(best)}
+	o := &offNode{Name: best.Name, Ready: nodeReady(best), OutOfService: hasTaint(best)}
 	if c := readyCondition(best); c != nil {
 		o.NotReady, o.Why = c.LastTransitionTime.Time, c.Message
 	}
@@ -368,10 +365,10 @@ func transition(n *corev1.Node) time.Time {
 	return time.Time{}
 }
 
-// readOff reads the audit log's requests on the off node since db-0 was
-// first created: the node lifecycle controller's first write after the
-// node went NotReady, status written by hand, a deletion of the Node, and
-// the learner's first write that may have added the out-of-service taint.
+// readOff reads the audit log's writes to the off node since db-0 was first
+// created: the node lifecycle controller's first write after the node went
+// NotReady, status written by hand, and the learner's first write that may
+// have added the out-of-service taint.
 func (s *story) readOff() {
 	o := s.off
 	from := s.r.Start
@@ -383,9 +380,6 @@ func (s *story) readOff() {
 			continue
 		}
 		switch {
-		case e.Verb == "delete" && o.Deleted == nil:
-			d := e
-			o.Deleted = &d
 		case !isWrite(e):
 		case e.Subresource == "status":
 			if byHand(e) && o.HandStatus == nil {
@@ -551,6 +545,9 @@ func (s *story) seeLives(r *labcheck.Result) {
 	}
 	for _, f := range s.forged {
 		r.Seen("%s", f)
+	}
+	if s.old != nil && s.oldNode != "" {
+		r.Seen("db-0 uid %s ran on %s, as %s shows", orNone(short(s.old.UID)), s.oldNode, s.oldNodeBy)
 	}
 }
 
