@@ -69,3 +69,43 @@ func TestJudgeConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestLabDatabaseRunsAtDatabasePriority: the priority the graceful-shutdown
+// check plans for is the one the lab's db-0 really gets, from its
+// PriorityClass in lab/db.yaml (a pod without one runs at 0, with the
+// applications).
+func TestLabDatabaseRunsAtDatabasePriority(t *testing.T) {
+	raw, err := os.ReadFile("../lab/db.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[string]int32{}
+	var template string
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		var obj struct {
+			Kind     string
+			Metadata struct{ Name string }
+			Value    int32
+			Spec     struct {
+				Template struct {
+					Spec struct {
+						PriorityClassName string `json:"priorityClassName"`
+					}
+				}
+			}
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		switch obj.Kind {
+		case "PriorityClass":
+			classes[obj.Metadata.Name] = obj.Value
+		case "StatefulSet":
+			template = obj.Spec.Template.Spec.PriorityClassName
+		}
+	}
+	got, ok := classes[template]
+	if !ok || got != DatabasePriority {
+		t.Errorf("db-0 runs with priority class %q (value %d, defined %v), want one of value %d", template, got, ok, DatabasePriority)
+	}
+}
