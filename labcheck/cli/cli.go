@@ -231,6 +231,9 @@ func writeText(w io.Writer, source string, outcomes []labcheck.Outcome) {
 		}
 		if h := o.FirstHint(); !o.Passed() && h != "" {
 			fmt.Fprintf(w, "      hint: %s\n", h)
+			if more := len(o.Check.Hints); more > 1 || (more == 1 && o.Result.Hint != "") {
+				fmt.Fprintf(w, "      next hint: go run ./cmd/labcheck hint %s\n", o.Check.ID)
+			}
 		}
 		got += o.Points()
 		max += o.Check.Points

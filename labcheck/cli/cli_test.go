@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/opslab/opslab/labcheck"
 )
 
 func TestMain(m *testing.M) {
@@ -57,5 +59,29 @@ func TestNothingSeenScoresNothing(t *testing.T) {
 	}
 	if want := "labcheck: no check could read the cluster (timed out after 1ns), so nothing was scored"; !strings.HasPrefix(stderr.String(), want) {
 		t.Errorf("stderr = %q, want it to start %q", stderr.String(), want)
+	}
+}
+
+// TestFailureSaysHowToGetTheNextHint: a failed check shows its first hint
+// and, when it has more, the command that gives the next; a check with a
+// single hint already shown does not promise another.
+func TestFailureSaysHowToGetTheNextHint(t *testing.T) {
+	staged := labcheck.Check{Chapter: 1, ID: "staged", Title: "t", Points: 1, Hints: []string{"first", "second"}}
+	single := labcheck.Check{Chapter: 1, ID: "single", Title: "t", Points: 1, Hints: []string{"only"}}
+	own := labcheck.Check{Chapter: 1, ID: "own", Title: "t", Points: 1, Hints: []string{"staged one"}}
+	var out strings.Builder
+	writeText(&out, "the API server alone", []labcheck.Outcome{
+		{Check: staged, Result: labcheck.Failf("no")},
+		{Check: single, Result: labcheck.Failf("no")},
+		{Check: own, Result: labcheck.Result{Message: "no", Hint: "this failure's own"}},
+	})
+	got := out.String()
+	for _, want := range []string{"hint: first\n      next hint: go run ./cmd/labcheck hint staged\n", "hint: this failure's own\n      next hint: go run ./cmd/labcheck hint own\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "hint single") {
+		t.Errorf("a check whose one hint was shown promises another:\n%s", got)
 	}
 }
