@@ -11,8 +11,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Namespace creates a namespace whose name starts with prefix and deletes
-// it when the test ends: an end-to-end test leaves the lab as it found it.
+// Namespace creates a namespace whose name starts with prefix, once its
+// service account "default" exists, and deletes it when the test ends: an
+// end-to-end test leaves the lab as it found it. The service account
+// controller adds "default" a moment after the namespace (longer on a new
+// cluster, where it first gets its own credentials), and a pod sent before
+// then is refused.
 func Namespace(ctx context.Context, t testing.TB, k kubernetes.Interface, prefix string) string {
 	t.Helper()
 	ns, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}, metav1.CreateOptions{})
@@ -21,6 +25,10 @@ func Namespace(ctx context.Context, t testing.TB, k kubernetes.Interface, prefix
 	}
 	t.Cleanup(func() {
 		k.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
+	Poll(ctx, t, 60*time.Second, "service account "+ns.Name+"/default", func(ctx context.Context) (bool, error) {
+		_, err := k.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
 	})
 	return ns.Name
 }

@@ -96,4 +96,14 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 [ "$ready" -ge "$want" ] || die "only $ready of the lab's $want nodes became Ready within 60 s; run make lab-reset"
+# The controllers run under their own service accounts, so on a new cluster
+# the service account controller first waits for its own credentials; until
+# it has made namespace default's account, a lab's first pods would be
+# refused for want of theirs.
+for _ in $(seq 600); do
+	kubectl --context "$ctx" -n default get serviceaccount default >/dev/null 2>&1 && break
+	sleep 0.1
+done
+kubectl --context "$ctx" -n default get serviceaccount default >/dev/null 2>&1 ||
+	die "the service account controller made no account in 60 s (see $HOME/.kwok/clusters/$name/logs/kube-controller-manager.log); run make lab-reset"
 next_steps
