@@ -84,9 +84,9 @@ func Checks() []labcheck.Check {
 			Reads: "from the audit log, your evictions of web pods since pdb-3 was cordoned, the 429s among them, and which refused pods were evicted later; " +
 				"the eviction subresource's answer to a dry-run eviction (dryRun=All) of every web pod now",
 			Hints: []string{
-				"Drain pdb-3 with the budget in place (steps 4 and 5): kubectl drain retries each refused eviction every 5 s until a replacement is Ready.",
-				"An eviction is refused with 429 while kubectl -n pdb-lab get pdb web shows ALLOWED DISRUPTIONS 0; wait until every web pod is Ready (new pods take 15 s).",
-				"With minAvailable 3 and 3 replicas nothing can be evicted, ever. Scale web to 4 replicas (step 5), or loosen the floor to minAvailable 2 before the drain.",
+				"Drain pdb-3 with the budget in place (steps 4 and 5): each refusal is the budget doing its job, and kubectl drain asks again every 5 s until a replacement is Ready.",
+				"ALLOWED DISRUPTIONS 0 (kubectl -n pdb-lab get pdb web) means web is at its floor: keep the budget as it is and give web room above it, a replica to spare (step 5), then wait for every web pod to be Ready (new pods take 15 s).",
+				"With minAvailable 3 and 3 replicas nothing can be evicted, ever; the repair is a fourth replica, not a lower floor: kubectl -n pdb-lab scale deployment/web --replicas=4, then drain pdb-3 again.",
 			},
 			Run: evictionAllowed,
 		},
@@ -99,7 +99,7 @@ func Checks() []labcheck.Check {
 			Reads: "node pdb-3's spec.unschedulable and the pods bound to it in every namespace; " +
 				"from the audit log, the request that removed each web pod since pdb-3 was cordoned (an eviction, a delete, a scale-down) and who made it",
 			Hints: []string{
-				"Drain the node: kubectl drain pdb-3 --ignore-daemonsets --timeout=3m (steps 4 and 5).",
+				"Drain the node with the budget in place: kubectl drain pdb-3 --ignore-daemonsets --timeout=3m (step 5, after web has a fourth replica).",
 				"kubectl drain evicts; kubectl delete pod, kubectl drain --disable-eviction and scaling web down remove pods without asking the budget, and the audit log keeps that.",
 				"Do not uncordon pdb-3 after the drain: the checks read the node as kubectl drain left it.",
 			},
@@ -116,7 +116,7 @@ func Checks() []labcheck.Check {
 			Hints: []string{
 				"kubectl -n pdb-lab get pods -o wide shows where each web pod runs and whether it is Ready.",
 				"Pods leave pdb-3 only through the drain; replacements go to schedulable nodes, so uncordon pdb-1 and pdb-2 after step 2.",
-				"The floor plus one: with minAvailable 3 you need 4 Ready replicas, spread over pdb-1 and pdb-2; the drain must evict one pod at a time, each after the previous replacement is Ready.",
+				"The floor plus one: with minAvailable 3 you need 4 Ready replicas, spread over pdb-1 and pdb-2; the drain must evict one pod at a time, each after the previous replacement is Ready, and the last replacement must be Ready when you check.",
 			},
 			Run: webPlaced,
 		},
@@ -255,6 +255,37 @@ func specWrites(b policyv1.PodDisruptionBudget) []specWrite {
 		}
 	}
 	return out
+}
+
+// The hints of failures that the lab's steps explain.
+const (
+	// A check read the lab a few seconds too early: a replacement made by
+	// the last eviction is still starting, and only Ready pods count.
+	hintWait = "Wait until every web pod is Ready (a new one takes 15 s), then check again: kubectl -n pdb-lab wait pod -l app=web --for=condition=Ready --timeout=1m"
+	// The budget leaves no room with every pod Ready: the floor is at the
+	// replica count. Loosening it would pass the check and lose the lesson.
+	hintRoom = "Keep the budget: give web a replica to spare (kubectl -n pdb-lab scale deployment/web --replicas=4), wait for it to be Ready, and drain pdb-3 again (step 5)."
+)
+
+// starting lists the web pods that run on a node and are not Ready yet:
+// those the lab's slow-start stage has not made Ready.
+func starting(pods []corev1.Pod) []string {
+	var names []string
+	for _, p := range pods {
+		if p.Spec.NodeName != "" && !ready(p) {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+// notReadyYet says which pods are still starting: "web-g is not Ready
+// yet", "web-f and web-g are not Ready yet".
+func notReadyYet(names []string) string {
+	if len(names) == 1 {
+		return names[0] + " is not Ready yet"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are not Ready yet"
 }
 
 func ready(p corev1.Pod) bool {
@@ -404,6 +435,14 @@ func evictionAllowed(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 	}
 	if refused > 0 {
 		r.Message = fmt.Sprintf("%d of %d web pods cannot be evicted now", refused, len(l.pods))
+		if wait := starting(l.pods); len(wait) > 0 {
+			r.Message = fmt.Sprintf("%s, so %s", notReadyYet(wait), r.Message)
+			r.Hint = hintWait
+		} else if len(l.budgets) == 1 && l.budgets[0].Status.DisruptionsAllowed == 0 {
+			b := l.budgets[0]
+			r.Message += fmt.Sprintf(": every web pod is Ready, and budget %s allows no disruption (floor %d, %d healthy)", b.Name, b.Status.DesiredHealthy, b.Status.CurrentHealthy)
+			r.Hint = hintRoom
+		}
 		return r, nil
 	}
 	return withDrain(ctx, c, l, r, func(s story) verdict {
@@ -533,6 +572,10 @@ func webPlaced(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error
 		return r, nil
 	case readyPods <= desired:
 		r.Message = fmt.Sprintf("%d web pods Ready, want more than the floor of %d", readyPods, desired)
+		if wait := starting(l.pods); len(wait) > 0 {
+			r.Message = fmt.Sprintf("%s: %s", notReadyYet(wait), r.Message)
+			r.Hint = hintWait
+		}
 		return r, nil
 	case len(readyOn) < 2:
 		r.Message = "every Ready web pod is on one node: one node failure takes them all"

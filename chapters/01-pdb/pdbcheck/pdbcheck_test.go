@@ -255,3 +255,56 @@ func TestChecksAreRegistered(t *testing.T) {
 		}
 	}
 }
+
+// checkedTooSoon is solved, read a few seconds after the drain: the last
+// replacement, web-g, is not Ready yet, so the budget has no room and web
+// is at its floor.
+func checkedTooSoon() state {
+	r := solvedRun()
+	g := r.pods["web-g"]
+	g.ReadyAt = time.Time{}
+	r.pods["web-g"] = g
+	var events []audit.Event
+	for _, e := range r.events {
+		if e.Name == "web-g" && e.Subresource == "status" && e.Time.After(r.at(178)) {
+			continue // kwok has not made it Ready yet
+		}
+		events = append(events, e)
+	}
+	r.events = events
+	s := r.state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 3})
+	s.refuse = map[string]bool{"web-d": true, "web-e": true, "web-f": true}
+	return s
+}
+
+// TestCheckedBeforeTheLastReplacementIsReady: checked right after the
+// drain, the checks that count Ready pods fail, and say first that a pod
+// is not Ready yet and how to wait for it, not that the budget is in the
+// way; the others pass.
+func TestCheckedBeforeTheLastReplacementIsReady(t *testing.T) {
+	c := checkedTooSoon().cluster(t)
+	for _, chk := range Checks() {
+		o := labcheck.Outcome{Check: chk}
+		var err error
+		o.Result, err = chk.Run(context.Background(), c)
+		if err != nil {
+			t.Fatalf("%s: %v", chk.ID, err)
+		}
+		r := o.Result
+		t.Logf("%s %v: %s (hint: %s)", chk.ID, r.Pass, r.Message, o.FirstHint())
+		wantFail := chk.ID == "pdb-eviction-allowed" || chk.ID == "pdb-web-placed"
+		if r.Pass == wantFail {
+			t.Errorf("%s passed = %v, want %v: %s", chk.ID, r.Pass, !wantFail, r.Message)
+			continue
+		}
+		if !wantFail {
+			continue
+		}
+		if !strings.HasPrefix(r.Message, "web-g is not Ready yet") {
+			t.Errorf("%s message = %q, want it to begin with %q", chk.ID, r.Message, "web-g is not Ready yet")
+		}
+		if h := o.FirstHint(); !strings.Contains(h, "kubectl -n pdb-lab wait pod -l app=web --for=condition=Ready") {
+			t.Errorf("%s hint = %q, want the command that waits for the pods", chk.ID, h)
+		}
+	}
+}

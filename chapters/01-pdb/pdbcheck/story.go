@@ -220,6 +220,7 @@ type verdict struct {
 const (
 	hintAudit   = "Run labcheck on the machine that runs the lab cluster (it finds the audit log by the context), or name the log with --audit-log FILE."
 	hintRestart = "The audit log keeps what happened. Start again: kubectl delete namespace pdb-lab; kubectl uncordon pdb-1 pdb-2 pdb-3; then follow the steps, draining with the budget in place."
+	hintDrain   = "Drain pdb-3 with the budget in place (steps 4 and 5); where the drain stalls, give web a fourth replica, and leave the budget as it is."
 )
 
 // drainBegan returns when the first web pod left after pdb-3 was cordoned:
@@ -260,6 +261,7 @@ func judgeRoute(s story) verdict {
 	}
 	if len(s.Removals) == 0 {
 		v.msg = fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: the node was cordoned, not drained", clock(s.Cordoned))
+		v.hint = hintDrain
 		return v
 	}
 	var bad []removal
@@ -358,7 +360,7 @@ func judgeFloor(s story) verdict {
 		return verdict{msg: fmt.Sprintf("%s wrote the status of %s at %s: only its node may say whether it is Ready", e.Who(), e.Name, clock(e.Time)), hint: hintRestart}
 	}
 	if len(s.Removals) == 0 {
-		return verdict{msg: fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: there was no drain to keep to the floor", clock(s.Cordoned))}
+		return verdict{msg: fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: there was no drain to keep to the floor", clock(s.Cordoned)), hint: hintDrain}
 	}
 	gone := map[string]time.Time{}
 	for _, r := range s.Removals {
@@ -432,6 +434,7 @@ func judgeFloorAPI(s story) verdict {
 	}
 	if len(made) == 0 {
 		v.msg = fmt.Sprintf("no web pod has been made since pdb-3 was cordoned at %s: nothing was replaced, so nothing was drained", clock(s.Cordoned))
+		v.hint = hintDrain
 		return v
 	}
 	slices.SortStableFunc(made, func(a, b webPod) int { return a.Created.Compare(b.Created) })
@@ -471,7 +474,7 @@ type specWrite struct {
 func judgeBudgetStood(s story, name string, created time.Time, writes []specWrite) verdict {
 	began, drained := s.drainBegan()
 	if !drained {
-		return verdict{msg: fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: budget %s has not stood through a drain yet", clock(s.Cordoned), name)}
+		return verdict{msg: fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: budget %s has not stood through a drain yet", clock(s.Cordoned), name), hint: hintDrain}
 	}
 	v := verdict{evidence: []string{fmt.Sprintf("budget %s created at %s; the drain of pdb-3 began at %s", name, clock(created), clock(began))}}
 	if !s.Audit {
