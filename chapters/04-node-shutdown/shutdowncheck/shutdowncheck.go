@@ -45,7 +45,7 @@ func init() {
 		Claim: "a StatefulSet pod stuck Terminating on a dead node comes back elsewhere once the node is marked out of service",
 		Reads: "the shutdown pool's nodes (Ready condition, the node lifecycle controller's not-ready taint), pod shutdown-lab/db-0, and in the audit log each db-0's creation, binding by the scheduler and deletes",
 		Hints: []string{
-			"Apply lab/db.yaml, note the node db-0 runs on, and power that node off with lab/scripts/power.sh off NODE.",
+			"Apply chapters/04-node-shutdown/lab/db.yaml, note the node db-0 runs on, and power that node off with lab/scripts/power.sh off NODE.",
 			"db-0 goes Terminating and stays so: nothing on a node without power can finish its deletion. Confirm the node is off (kubectl get node NODE).",
 			"kubectl taint node NODE node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, then watch kubectl -n shutdown-lab get pods -o wide.",
 		},
@@ -59,7 +59,7 @@ func init() {
 		Hints: []string{
 			"The taint tells Kubernetes the node will not come back on its own: add it only once the node is NotReady and db-0 is stuck Terminating on it.",
 			"kubectl get node NODE shows NotReady once power.sh off has run; kubectl -n shutdown-lab get pods shows db-0 Terminating a few seconds later.",
-			"To try again: lab/reset.sh, then start from lab/db.yaml.",
+			"To try again: chapters/04-node-shutdown/lab/reset.sh, then start again from step 1 (lab/db.yaml).",
 		},
 		Run: checkTaint,
 	})
@@ -71,7 +71,7 @@ func init() {
 		Hints: []string{
 			"Do not delete db-0 yourself, not even as the pod GC (--as): kubectl delete --force skips the pod GC's test that the node is really off.",
 			"Add the out-of-service taint and wait up to 20 s: the pod GC runs every 20 s.",
-			"To try again: lab/reset.sh, then start from lab/db.yaml.",
+			"To try again: chapters/04-node-shutdown/lab/reset.sh, then start again from step 1 (lab/db.yaml).",
 		},
 		Run: checkPodGC,
 	})
@@ -82,7 +82,7 @@ func init() {
 		Reads: "ConfigMap shutdown-lab/kubelet-shutdown, run through the chapter's model (shutdown.Validate, graceful.CheckLogind)",
 		Hints: []string{
 			"Create ConfigMap kubelet-shutdown in shutdown-lab with a key kubelet.yaml holding a KubeletConfiguration with shutdownGracePeriodByPodPriority.",
-			"Regular pods (0) need 20 s, the database (100000) 30 s in a group of its own, system-node-critical pods 10 s: try it with shutdown-plan.",
+			"Regular pods (0) need 20 s, the database (100000) 30 s in a group of its own, system-node-critical pods 10 s: try it with shutdown-plan on a copy of chapters/04-node-shutdown/lab/logind (step 4 gives the commands).",
 			"60 s is more than unattended-upgrades' 30 s: list unattended-upgrades-logind-maxdelay.conf under the key masked.",
 		},
 		Run: checkConfig,
@@ -104,7 +104,7 @@ func checkPodGC(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, erro
 func judgeWith(ctx context.Context, c *labcheck.Cluster, judge func(record) labcheck.Result) (labcheck.Result, error) {
 	r, ok, err := read(ctx, c)
 	if err != nil || !ok {
-		return labcheck.Failf("no namespace %s: apply lab/db.yaml first", Namespace), err
+		return labcheck.Failf("no namespace %s: apply chapters/04-node-shutdown/lab/db.yaml first", Namespace), err
 	}
 	return judge(r), nil
 }
