@@ -582,6 +582,7 @@ func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
 	if st.ObservedGeneration < sts.Generation || st.UpdateRevision != st.CurrentRevision || st.ReadyReplicas < 1 {
 		r.Seen("rollout: generation %d observed %d, current %s, update %s, %d ready", sts.Generation, st.ObservedGeneration, st.CurrentRevision, st.UpdateRevision, st.ReadyReplicas)
 		r.Message = "db's rollout has not finished: its pods do not run its current template yet"
+		r.Hint = "Wait for the StatefulSet to make db-0 again from its new template, then check again: kubectl -n taints-lab rollout status statefulset/db --timeout=60s"
 		return r
 	}
 	if !running(p) {

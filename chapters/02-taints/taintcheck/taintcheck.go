@@ -112,9 +112,9 @@ func init() {
 		Claim: "stateful workloads choose a longer value than the 300 s default, and the choice is written down",
 		Reads: "StatefulSet taints-lab/db: its template's tolerations, its annotation " + ReasonKey + " and rollout; pod db-0: its owner, revision and tolerations, and who made and changed it (the audit log, or its managedFields)",
 		Hints: []string{
-			"Give db's pod template not-ready and unreachable NoExecute tolerations with tolerationSeconds above 300.",
-			"Write the reason on the StatefulSet, with the value it explains: kubectl annotate statefulset db opslab.dev/toleration-reason='what a move costs db, or what the wait rides out; so it waits N s'",
-			"chapters/02-taints/lab/db-patch.yaml is one answer: kubectl patch statefulset db --patch-file it.",
+			"db is the StatefulSet of chapters/02-taints/lab/db.yaml: give its pod template not-ready and unreachable NoExecute tolerations with tolerationSeconds above 300, then wait for db-0 to be made again: kubectl -n taints-lab rollout status statefulset/db",
+			"Write the reason on the StatefulSet, with the value it explains: kubectl -n taints-lab annotate --overwrite statefulset db opslab.dev/toleration-reason='what a move costs db, or what the wait rides out; so it waits N s'",
+			"chapters/02-taints/lab/db-patch.yaml is one answer: kubectl -n taints-lab patch statefulset db --patch-file chapters/02-taints/lab/db-patch.yaml",
 		},
 		Run: checkDB,
 	})

@@ -28,7 +28,7 @@ func init() {
 		Hints: []string{
 			"Write a program that lists the pods of taints-lab and prints, for a NoExecute taint, one line per pod on a node: POD now, POD after Ns or POD never, soonest first, ties by name.",
 			"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute)",
-			"Pods change as the lab goes on: run your program again and replace the ConfigMap (kubectl ... --dry-run=client -o yaml | kubectl replace -f -).",
+			"Pods change as the lab goes on: run your program again and replace the ConfigMap: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute) --dry-run=client -o yaml | kubectl replace -f -",
 		},
 		Run: checkMyTimetable,
 	})
