@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # reset.sh undoes chapter 4's lab: it powers the shutdown pool's nodes back on,
-# removes the out-of-service taint and deletes the namespace shutdown-lab.
+# removes the out-of-service taint, deletes the namespace shutdown-lab and then
+# the database's PriorityClass, which db.yaml creates outside the namespace.
 set -euo pipefail
 # The course's kubectl, whatever else is on the PATH (see make env).
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
@@ -21,3 +22,5 @@ for n in $(k get nodes -l opslab.dev/pool=shutdown -o jsonpath='{.items[*].metad
 done
 echo "reset.sh: deleting namespace shutdown-lab"
 k delete namespace shutdown-lab --ignore-not-found --wait=true
+echo "reset.sh: deleting PriorityClass opslab-database"
+k delete priorityclass opslab-database --ignore-not-found
