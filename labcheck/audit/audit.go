@@ -108,6 +108,52 @@ func (e Event) ByAController() bool {
 	return e.Impersonated == "" && strings.HasPrefix(e.User, controllerPrefix)
 }
 
+// The lab's control plane, as the log tells it from a person. The
+// controller manager's controllers have identities of their own (see
+// ByController); kwokctl runs the scheduler and kwok (in the kubelets'
+// place), and the controller manager's own requests for its controllers'
+// tokens, with the cluster admin's credentials, the learner's too. For those
+// the user agent, which a client chooses, is the only mark: a person who
+// forges it with a hand-made client passes for them. The checks say so where
+// it matters, and read what a forged agent cannot give (a controller's own
+// identity, the order and timing of requests) wherever they can.
+
+// program is the user agent's first part: "kube-scheduler" for
+// "kube-scheduler/v1.36.3 (linux/amd64) kubernetes/…/scheduler".
+func (e Event) program() string {
+	p, _, _ := strings.Cut(e.UserAgent, "/")
+	return p
+}
+
+// FromScheduler reports whether kube-scheduler sent the request.
+func (e Event) FromScheduler() bool {
+	return e.Impersonated == "" && e.program() == "kube-scheduler"
+}
+
+// FromNodeAgent reports whether the agent that runs a node's pods sent the
+// request: kwok in the lab, a kubelet on a real node.
+func (e Event) FromNodeAgent() bool {
+	return e.Impersonated == "" && (e.program() == "kwok-controller" || strings.HasPrefix(e.User, "system:node:"))
+}
+
+// FromControllerManager reports whether kube-controller-manager sent the
+// request, under a controller's identity or its own.
+func (e Event) FromControllerManager() bool {
+	return e.Impersonated == "" && e.program() == "kube-controller-manager"
+}
+
+// FromControlPlane reports whether a component of the control plane sent
+// the request under its own name: a controller, the scheduler, the node
+// agent or the API server itself. Anything else is a person's, or a
+// person's script's; a request with --as always is.
+func (e Event) FromControlPlane() bool {
+	if e.Impersonated != "" {
+		return false
+	}
+	return e.ByAController() || e.FromScheduler() || e.FromNodeAgent() || e.FromControllerManager() ||
+		e.User == "system:apiserver" || e.program() == "kube-apiserver"
+}
+
 // Who names the actor for a learner's report: "kwok-admin (kubectl)",
 // "the taint eviction controller (system:serviceaccount:kube-system:node-controller)".
 func (e Event) Who() string {

@@ -131,3 +131,34 @@ func TestRefreshReadsOnlyWhatWasAppended(t *testing.T) {
 		t.Errorf("after truncation: %d events, %v; want 1", len(l.Events), err)
 	}
 }
+
+// TestSenders: the lab's control plane is told from a person by identity
+// where it has one of its own, and by user agent where it acts as the admin;
+// a request made with --as is a person's, whoever it names.
+func TestSenders(t *testing.T) {
+	const admin = "kwok-admin"
+	tests := []struct {
+		name, user, as, agent           string
+		scheduler, node, manager, plane bool
+	}{
+		{"learner", admin, "", "kubectl/v1.36.3 (linux/amd64) kubernetes/$Format", false, false, false, false},
+		{"scheduler", admin, "", "kube-scheduler/v1.36.3 (linux/amd64) kubernetes/$Format/scheduler", true, false, false, true},
+		{"kwok", admin, "", "kwok-controller/v0.8.0 (linux/amd64)", false, true, false, true},
+		{"kubelet", "system:node:n1", "", "kubelet/v1.36.3 (linux/amd64) kubernetes/$Format", false, true, false, true},
+		{"a controller", PodGC, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/" + PodGC, false, false, true, true},
+		{"the manager asking a token", admin, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format", false, false, true, true},
+		{"the API server", "system:apiserver", "", "kube-apiserver/v1.36.3 (linux/amd64) kubernetes/$Format", false, false, false, true},
+		{"a person as the scheduler's agent with --as", admin, PodGC, "kube-scheduler/v1.36.3", false, false, false, false},
+		{"a controller's token in kubectl", PodGC, "", "kubectl/v1.36.3", false, false, false, true},
+	}
+	for _, tt := range tests {
+		e := Event{User: tt.user, Impersonated: tt.as, UserAgent: tt.agent}
+		got := []bool{e.FromScheduler(), e.FromNodeAgent(), e.FromControllerManager(), e.FromControlPlane()}
+		want := []bool{tt.scheduler, tt.node, tt.manager, tt.plane}
+		for i, what := range []string{"FromScheduler", "FromNodeAgent", "FromControllerManager", "FromControlPlane"} {
+			if got[i] != want[i] {
+				t.Errorf("%s: %s = %v, want %v", tt.name, what, got[i], want[i])
+			}
+		}
+	}
+}

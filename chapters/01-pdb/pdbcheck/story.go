@@ -95,24 +95,6 @@ func controlPlane(actor string) bool {
 	return false
 }
 
-// nodeAgent reports whether e came from the agent that runs pods on the
-// nodes: kwok in the lab, the kubelet on a real node.
-func nodeAgent(e audit.Event) bool {
-	return e.Impersonated == "" && (strings.HasPrefix(e.UserAgent, "kwok-controller/") || strings.HasPrefix(e.User, "system:node:"))
-}
-
-// component reports whether e came from a component of the lab's control
-// plane that authenticates as the cluster's admin, as kwokctl sets them up:
-// the controller manager asks for its controllers' tokens that way.
-func component(e audit.Event) bool {
-	for _, p := range []string{"kube-controller-manager/", "kube-scheduler/", "kwok-controller/"} {
-		if strings.HasPrefix(e.UserAgent, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // isWeb reports whether a pod name is one of web's: the Deployment's pods
 // are named web-<template hash>-<suffix>.
 func isWeb(name string) bool { return strings.HasPrefix(name, App+"-") }
@@ -136,7 +118,7 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 	for _, e := range events {
 		switch {
 		case e.Is("create", "serviceaccounts/token") && e.Namespace == "kube-system" && e.Name == "replicaset-controller" &&
-			!controlPlane(e.Actor()) && !component(e) && e.OK():
+			!e.FromControlPlane() && e.OK():
 			s.Tokens = append(s.Tokens, e)
 		case e.Group == "policy" && e.Resource == "poddisruptionbudgets" && e.Subresource == "" && e.Namespace == ns &&
 			e.Verb != "get" && e.Verb != "list" && e.Verb != "watch" && stored(e):
@@ -170,7 +152,7 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 			if e.Time.Before(first) || !stored(e) || (e.Name != name && !all) {
 				continue
 			}
-			if e.Is("delete", "pods") && nodeAgent(e) {
+			if e.Is("delete", "pods") && e.FromNodeAgent() {
 				if r.By == nil {
 					r.By = &mine[i]
 				}
@@ -199,7 +181,7 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 			// A pod named at its creation is web's only by its name; one
 			// made from a generateName is named in the log only later.
 			s.Created = append(s.Created, e)
-		case e.Subresource == "status" && isWeb(e.Name) && stored(e) && !nodeAgent(e) && !controlPlane(e.Actor()) && !component(e):
+		case e.Subresource == "status" && isWeb(e.Name) && stored(e) && !e.FromNodeAgent() && !e.FromControlPlane():
 			s.Status = append(s.Status, e)
 		}
 	}
@@ -555,7 +537,7 @@ func cordonRequest(events []audit.Event, node string, t time.Time) time.Time {
 	at := t
 	for _, e := range events {
 		if e.Resource == "nodes" && e.Subresource == "" && e.Name == node && (e.Verb == "patch" || e.Verb == "update") &&
-			stored(e) && !controlPlane(e.Actor()) && !component(e) &&
+			stored(e) && !e.FromControlPlane() &&
 			!e.Time.Before(t.Add(-time.Second)) && e.Time.Before(t.Add(time.Second)) {
 			at = e.Time
 		}

@@ -41,40 +41,28 @@ func labEvents(log *audit.Log, start time.Time) []audit.Event {
 	})
 }
 
-// The user agents of the control plane's programs, before their first "/".
-// The scheduler and kwok act as the cluster's admin, as the learner does:
-// only their agent tells them apart.
+// The programs of the control plane, as they name themselves in a user
+// agent and in managedFields. Who sent a request is told by the audit
+// package (audit.Event's From* methods), which says why a user agent must
+// do where the lab's components act as the admin.
 const (
 	controllerAgent = "kube-controller-manager"
 	schedulerAgent  = "kube-scheduler"
-	kwokAgent       = "kwok-controller"
 )
-
-func agent(e audit.Event) string {
-	a, _, _ := strings.Cut(e.UserAgent, "/")
-	return a
-}
 
 // byTaintEviction reports whether a request came from the taint eviction
 // controller: its service account, its program, and no impersonation.
 func byTaintEviction(e audit.Event) bool {
-	return e.ByController(audit.TaintEviction) && agent(e) == controllerAgent
+	return e.ByController(audit.TaintEviction) && e.FromControllerManager()
 }
 
 // byScheduler reports whether a request came from kube-scheduler.
-func byScheduler(e audit.Event) bool {
-	return e.Impersonated == "" && agent(e) == schedulerAgent
-}
+func byScheduler(e audit.Event) bool { return e.FromScheduler() }
 
 // byPerson reports whether a request came from someone at a kubectl (or any
 // other client) rather than from the control plane or kwok under their own
 // names. A request made with --as is a person's, whoever it names.
-func byPerson(e audit.Event) bool {
-	if e.ByAController() || byScheduler(e) {
-		return false
-	}
-	return e.Impersonated != "" || agent(e) != kwokAgent && agent(e) != controllerAgent
-}
+func byPerson(e audit.Event) bool { return !e.FromControlPlane() }
 
 // isWrite reports whether a request changed an object itself (not a
 // subresource such as status).

@@ -187,19 +187,10 @@ func operatorTraffic(events []audit.Event) []apf.Request {
 	return out
 }
 
-// controlPlaneAgents are the user agents of the lab's control plane, which
-// acts as kwok-admin where it has no identity of its own.
-var controlPlaneAgents = []string{"kube-scheduler/", "kube-controller-manager/", "kwok-controller/", "kube-apiserver/"}
-
 // isControlPlane reports whether an event is a request of the control
 // plane under its own identity: a controller's service account in
-// kube-system, or a component's user agent.
-func isControlPlane(e audit.Event) bool {
-	if e.Impersonated != "" {
-		return false
-	}
-	return e.ByAController() || slices.ContainsFunc(controlPlaneAgents, func(a string) bool { return strings.HasPrefix(e.UserAgent, a) })
-}
+// kube-system, or a component known by its user agent.
+func isControlPlane(e audit.Event) bool { return e.FromControlPlane() }
 
 // controlPlaneTraffic returns the control plane's senders and its requests
 // among events: each sender once, in order of appearance, after those of

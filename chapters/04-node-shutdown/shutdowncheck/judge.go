@@ -163,7 +163,7 @@ func (s *story) oldProblem() string {
 		return fmt.Sprintf("the db-0 marked for deletion (uid %s) ran on %s, not on the powered-off %s", short(old.UID), s.oldNode, o.Name)
 	case old.deleted().Time.Before(o.NotReady):
 		return fmt.Sprintf("db-0 (uid %s) was marked for deletion at %s, before %s went NotReady at %s", short(old.UID), clock(old.deleted().Time), o.Name, clock(o.NotReady))
-	case old.removed() != nil && byNodeAgent(*old.removed()):
+	case old.removed() != nil && old.removed().FromNodeAgent():
 		return fmt.Sprintf("%s finished deleting db-0 (uid %s) itself at %s, as only a node with power does", nodeOr(s.oldNode, o.Name), short(old.UID), clock(old.removed().Time))
 	}
 	return ""
@@ -214,7 +214,7 @@ func judgeMoved(r record) labcheck.Result {
 			return res
 		}
 		cur := s.lives[len(s.lives)-1]
-		if cur.Gone || cur.Bound == nil || !byScheduler(*cur.Bound) {
+		if cur.Gone || cur.Bound == nil || !cur.Bound.FromScheduler() {
 			res.Message = fmt.Sprintf("db-0 (uid %s) was not placed by the scheduler during this lab run: no binding of it is in the audit log", short(string(pod.UID)))
 			return res
 		}
@@ -394,7 +394,7 @@ func judgePodGC(r record) labcheck.Result {
 	case end.User == audit.PodGC:
 		res.Message = fmt.Sprintf("db-0 (uid %s) on %s was force-deleted at %s with the pod GC's token from %s, not by the pod GC in the controller manager", short(old.UID), where, clock(end.Time), end.Who())
 		return res
-	case byNodeAgent(*end):
+	case end.FromNodeAgent():
 		res.Message = fmt.Sprintf("%s finished deleting db-0 (uid %s) itself at %s, as only a node with power does: the pod GC had nothing to remove", where, short(old.UID), clock(end.Time))
 		return res
 	default:

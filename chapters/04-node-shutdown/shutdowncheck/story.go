@@ -150,31 +150,14 @@ type story struct {
 	tokens []audit.Event
 }
 
-// The lab's actors, told apart by identity and user agent. The scheduler and
-// the lab's node emulation (kwok) use the admin's credentials, so for them
-// the user agent is the only mark.
-func byScheduler(e audit.Event) bool {
-	return e.Impersonated == "" && strings.HasPrefix(e.UserAgent, "kube-scheduler/")
-}
-
-func byNodeAgent(e audit.Event) bool {
-	return e.Impersonated == "" && (strings.HasPrefix(e.UserAgent, "kwok-controller/") || strings.HasPrefix(e.User, "system:node:"))
-}
-
-func byControllerManager(e audit.Event) bool {
-	return e.Impersonated == "" && strings.HasPrefix(e.UserAgent, "kube-controller-manager/")
-}
-
 // byPodGC reports whether the pod garbage collector itself made the request:
 // its identity, not impersonated, from the controller manager.
 func byPodGC(e audit.Event) bool {
-	return e.ByController(audit.PodGC) && byControllerManager(e)
+	return e.ByController(audit.PodGC) && e.FromControllerManager()
 }
 
 // byHand reports whether a person (or a script of theirs) made the request.
-func byHand(e audit.Event) bool {
-	return !e.ByAController() && !byScheduler(e) && !byNodeAgent(e) && !byControllerManager(e)
-}
+func byHand(e audit.Event) bool { return !e.FromControlPlane() }
 
 // labelOnly reports whether a write was kubectl label or annotate, which
 // cannot touch a taint: power.sh switches a node with kubectl label.
@@ -270,7 +253,7 @@ func (s *story) readScheduled() {
 			if e.Resource != "events" || e.Namespace != ev.Namespace || e.Name != ev.Name || !e.OK() || e.Verb == "delete" {
 				continue
 			}
-			if byScheduler(e) {
+			if e.FromScheduler() {
 				scheduler = true
 			} else if other == nil {
 				o := e
@@ -291,7 +274,7 @@ func (s *story) readScheduled() {
 func (s *story) readTokens() {
 	_, sa, _ := strings.Cut(strings.TrimPrefix(audit.PodGC, "system:serviceaccount:"), ":")
 	for _, e := range s.r.Log {
-		if e.Is("create", "serviceaccounts/token") && e.Namespace == "kube-system" && e.Name == sa && e.OK() && !byControllerManager(e) {
+		if e.Is("create", "serviceaccounts/token") && e.Namespace == "kube-system" && e.Name == sa && e.OK() && !e.FromControllerManager() {
 			s.tokens = append(s.tokens, e)
 		}
 	}
