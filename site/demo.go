@@ -80,8 +80,8 @@ func (r *nodeRenderer) demo(w util.BufWriter, src []byte, n gast.Node, entering 
 	}
 	d := n.(*demoBlock)
 	if d.open {
-		fmt.Fprintf(w, `<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, live" data-demo="%s" data-wasm="%s">`+"\n"+`<div class="demo-static">`+"\n",
-			html.EscapeString(d.d.name), html.EscapeString(relURL(d.out, d.d.wasmOut())))
+		fmt.Fprintf(w, `<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, live" data-demo="%s" data-wasm="%s" data-runtime="%s">`+"\n"+`<div class="demo-static">`+"\n",
+			html.EscapeString(d.d.name), html.EscapeString(relURL(d.out, d.d.wasmOut())), html.EscapeString(relURL(d.out, "_assets/wasm_exec.js")))
 		return gast.WalkContinue, nil
 	}
 	w.WriteString("</div>\n<noscript><p class=\"demo-note\">The demo runs the chapter's Go model in the browser, as WebAssembly, and needs JavaScript. The text above says what it shows.</p></noscript>\n</section>\n")

@@ -93,11 +93,11 @@ func TestDemo(t *testing.T) {
 	ch2 := read(t, filepath.Join(out, "chapters/02-beta/index.html"))
 	for _, want := range []struct{ name, html string }{
 		{"the page allows WebAssembly and nothing more", `content="default-src &#39;none&#39;; script-src &#39;self&#39; &#39;wasm-unsafe-eval&#39;; style-src &#39;self&#39;;`},
-		{"the Go runtime's script, then the chapter's, then the loader", `<script src="../../_assets/wasm_exec.js" defer></script>
+		{"the chapter's script, then the loader; the Go runtime's script waits for the start", `<script src="../../_assets/site.js" defer></script>
 <script src="../../_demos/02-beta.js" defer></script>
 <script src="../../_assets/demo.js" defer></script>`},
 		{"the container says how large the demo is", `<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, live" data-demo="02-beta" data-bytes="`},
-		{"the container names its wasm", ` data-wasm="../../_demos/02-beta.wasm">`},
+		{"the container names its wasm and the Go runtime's script", ` data-wasm="../../_demos/02-beta.wasm" data-runtime="../../_assets/wasm_exec.js">`},
 		{"the static explanation stays", "<div class=\"demo-static\">\n<p>On the course site, the model runs here.</p>\n</div>"},
 		{"readers without JavaScript are told", `<noscript><p class="demo-note">`},
 	} {

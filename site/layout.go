@@ -77,8 +77,9 @@ func (b *builder) layout(out, title, description string, body template.HTML, toc
 	if dm != nil {
 		d.CSP = DemoCSP
 		// The chapter's script registers how to draw the demo before the
-		// site's loader looks for it.
-		d.Scripts = []string{relURL(out, "_assets/wasm_exec.js"), relURL(out, dm.uiOut()), relURL(out, "_assets/demo.js")}
+		// site's loader looks for it. The Go runtime's wasm_exec.js is not
+		// among them: the loader fetches it when the reader starts the demo.
+		d.Scripts = []string{relURL(out, dm.uiOut()), relURL(out, "_assets/demo.js")}
 	}
 	if hasCJK(title) {
 		d.Lang = "ja"

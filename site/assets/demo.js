@@ -1,11 +1,12 @@
 // Starts a chapter's demo: the chapter's Go model compiled to WebAssembly
 // (run by the Go distribution's wasm_exec.js) and the chapter's demo.js,
 // which registered the function that draws it as window.opslabDemoUI.
-// The wasm is fetched only when the reader asks for the demo.
+// The wasm and wasm_exec.js are fetched only when the reader asks for the
+// demo: a reader who only reads downloads neither.
 (function () {
   "use strict";
   var section = document.querySelector("section.demo[data-wasm]");
-  if (!section || typeof Go !== "function" || typeof WebAssembly !== "object") return;
+  if (!section || typeof WebAssembly !== "object") return;
   var draw = window.opslabDemoUI;
   if (typeof draw !== "function") return;
 
@@ -72,9 +73,33 @@
   announcer.setAttribute("role", "status");
   h.say = function (sentence) { announcer.textContent = sentence; };
 
+  // runtime loads the Go distribution's wasm_exec.js, which defines Go.
+  var runtime = null;
+  function loadRuntime() {
+    if (typeof Go === "function") return Promise.resolve();
+    if (!runtime) {
+      runtime = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = section.dataset.runtime;
+        s.onload = function () { resolve(); };
+        s.onerror = function () {
+          // A later start tries again.
+          runtime = null;
+          s.remove();
+          reject(new Error("fetching " + section.dataset.runtime + " failed"));
+        };
+        document.head.appendChild(s);
+      });
+    }
+    return runtime;
+  }
   function load() {
-    var go = new Go();
-    return fetch(section.dataset.wasm)
+    var go;
+    return loadRuntime()
+      .then(function () {
+        go = new Go();
+        return fetch(section.dataset.wasm);
+      })
       .then(function (r) {
         if (!r.ok) throw new Error("fetching " + section.dataset.wasm + ": HTTP " + r.status);
         return r.arrayBuffer();

@@ -132,6 +132,24 @@ func TestDemos(t *testing.T) {
 		}
 	})
 
+	t.Run("the Go runtime loads only when a demo starts", func(t *testing.T) {
+		fetched := func() []string {
+			return eval[[]string](t, ctx, `performance.getEntriesByType("resource").map(e => e.name).filter(n => /wasm_exec\.js|\.wasm$/.test(n)).map(n => n.replace(/^.*\//, ""))`)
+		}
+		open(t, ctx, page("04-node-shutdown"))
+		if got := fetched(); len(got) != 0 {
+			t.Errorf("before the demo starts the page fetched %q, want nothing of the demo's runtime", got)
+		}
+		if got := eval[string](t, ctx, `typeof Go`); got != "undefined" {
+			t.Errorf("before the demo starts Go is %s, want undefined (wasm_exec.js not run)", got)
+		}
+		startDemo(t, ctx, page("04-node-shutdown"))
+		if got := fetched(); !slices.Contains(got, "wasm_exec.js") || !slices.Contains(got, "04-node-shutdown.wasm") {
+			t.Errorf("after the demo starts the page fetched %q, want wasm_exec.js and the wasm", got)
+		}
+		clean(t)
+	})
+
 	t.Run("01-pdb floor 3 refuses, a container crash goes through", func(t *testing.T) {
 		startDemo(t, ctx, page("01-pdb"))
 		choose(t, ctx, "#pdb-floor", "3")
