@@ -20,7 +20,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -99,8 +101,11 @@ func loadAxe() (string, error) {
 	}
 }
 
-// axeTags are the rules run: WCAG 2.2 levels A and AA.
-const axeRun = `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}, resultTypes: ["violations"]})
+// axeRunOnly selects the rules of WCAG 2.2 levels A and AA; axeRun runs
+// them on the page and reports the violations.
+const axeRunOnly = `runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}`
+
+const axeRun = `axe.run(document, {` + axeRunOnly + `, resultTypes: ["violations"]})
 	.then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + ": " + n.failureSummary.split("\n").slice(1, 2).join(""))}))))`
 
 // axeCheck runs axe-core on the page the tab shows and fails the test for
@@ -123,10 +128,33 @@ func axeDemoCheck(t *testing.T, ctx context.Context, what string) {
 
 func axeViolations(t *testing.T, ctx context.Context, what string) []string {
 	t.Helper()
+	return runAxe(t, ctx, what, "document", "")
+}
+
+// installAxe loads axe-core into the page the tab shows, unless the page has
+// it already (TestAccessibility installs it in every page).
+func installAxe(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	if eval[bool](t, ctx, `typeof axe === "object"`) {
+		return
+	}
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](axeSource(t)+";0")); err != nil {
 		t.Fatalf("%s: loading axe-core: %v", what, err)
 	}
-	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](axeRun, chromedp.EvalAwaitPromise))
+}
+
+// runAxe runs axeRun's rules on context, with options besides its own
+// (runOnly replaces its rules).
+func runAxe(t *testing.T, ctx context.Context, what, context, options string) []string {
+	t.Helper()
+	installAxe(t, ctx, what)
+	run := strings.Replace(axeRun, "axe.run(document, {", "axe.run("+context+", {", 1)
+	if strings.HasPrefix(options, "runOnly:") {
+		run = strings.Replace(run, axeRunOnly, options, 1)
+	} else if options != "" {
+		run = strings.Replace(run, "resultTypes:", options+", resultTypes:", 1)
+	}
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](run, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("%s: running axe-core: %v", what, err)
 	}
@@ -144,13 +172,72 @@ func axeViolations(t *testing.T, ctx context.Context, what string) []string {
 	return found
 }
 
+// textKinds lists, for the page the tab shows, the elements that hold text
+// or are fields, each under its kind: the tags and classes (and inline
+// style) of it and of every ancestor. The stylesheet gives every element of
+// a kind the same colours, size and background, so the contrast of a kind
+// measured on one page holds on every page. The elements of kinds not in
+// seen are kept in window.opslabNewText for the contrast rule.
+const textKinds = `(seen => {
+	const known = new Set(seen), fresh = [], nodes = [];
+	const kind = e => {
+		let k = "";
+		for (let n = e; n; n = n.parentElement) {
+			k = n.localName + [...n.classList].sort().map(c => "." + c).join("") + (n.getAttribute("style") ? "[" + n.getAttribute("style") + "]" : "") + ">" + k;
+		}
+		return k;
+	};
+	for (const e of document.body.querySelectorAll("*")) {
+		if (!e.matches("input, select, textarea, button") && ![...e.childNodes].some(c => c.nodeType === 3 && c.data.trim())) continue;
+		const k = kind(e);
+		if (known.has(k)) continue;
+		known.add(k);
+		fresh.push(k);
+		nodes.push(e);
+	}
+	window.opslabNewText = nodes;
+	return fresh;
+})`
+
+// pageViolations runs on the page the tab shows every rule of axeRun but
+// color-contrast on the whole page, and color-contrast on the text of each
+// kind not in seen (then adds those kinds to seen). color-contrast is most
+// of axe's time on a page, and on a source file it would measure thousands
+// of tokens of the few kinds the highlighter writes, on every page again.
+func pageViolations(t *testing.T, ctx context.Context, what string, seen map[string]bool) []string {
+	t.Helper()
+	known := make([]string, 0, len(seen))
+	for k := range seen {
+		known = append(known, k)
+	}
+	arg, _ := json.Marshal(known)
+	fresh := eval[[]string](t, ctx, textKinds+"("+string(arg)+")")
+	for _, k := range fresh {
+		seen[k] = true
+	}
+	found := runAxe(t, ctx, what, "document", `rules: {"color-contrast": {enabled: false}}`)
+	if len(fresh) > 0 {
+		found = append(found, runAxe(t, ctx, what, "{include: window.opslabNewText}", `runOnly: {type: "rule", values: ["color-contrast"]}`)...)
+	}
+	return found
+}
+
 // TestAxeSeesViolations shows that the accessibility check is not blind: a
-// page with an unlabelled field and grey-on-grey text fails it.
+// page with an unlabelled field and grey-on-grey text fails it, and so does
+// a page whose faint text is of a kind no earlier page had, after pages
+// whose text is all of kinds already measured.
 func TestAxeSeesViolations(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><title>x</title></head>
-<body><main><input type="text"><p style="color:#bbb;background:#ccc">faint</p></main></body></html>`)
+		body := `<main><input type="text"><p style="color:#bbb;background:#ccc">faint</p></main>`
+		switch r.URL.Path {
+		case "/plain":
+			body = `<main><p class="note">plain</p><p>text</p></main>`
+		case "/later":
+			body = `<main><p class="note">plain</p><p>text</p><p class="note"><span class="faint">faint</span></p></main>`
+		}
+		fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><title>x</title>
+<style>.faint { color: #bbb; background: #ccc }</style></head><body>`+body+`</body></html>`)
 	}))
 	defer srv.Close()
 	ctx := browser(t)
@@ -163,6 +250,16 @@ func TestAxeSeesViolations(t *testing.T) {
 			t.Errorf("axe-core did not report %s; it said:\n%s", rule, got)
 		}
 	}
+	seen := map[string]bool{}
+	for _, p := range []string{"/plain", "/plain", "/later"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+p)); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(pageViolations(t, ctx, p, seen), "\n")
+		if want := p == "/later"; strings.Contains(got, "axe color-contrast") != want {
+			t.Errorf("%s: axe-core reported color-contrast %v, want %v; it said:\n%s", p, !want, want, got)
+		}
+	}
 }
 
 // setTheme makes the next pages use a theme, as the reader's choice would.
@@ -171,49 +268,54 @@ func setTheme(t *testing.T, ctx context.Context, theme string) {
 	eval[bool](t, ctx, fmt.Sprintf(`localStorage.setItem("opslab-theme", %q), document.documentElement.dataset.theme = %q, true`, theme, theme))
 }
 
-// TestAccessibility runs axe-core (WCAG 2.2 A and AA) in the light theme and
-// in the dark one on every page written in Markdown and on one page of each
-// other kind (a directory listing, a source file): those are one template
-// each, and axe takes seconds on a long source file.
+// TestAccessibility runs axe-core (WCAG 2.2 A and AA) on every page of the
+// site, in the light theme and in the dark one: every rule on the whole
+// page, and color-contrast on every kind of text (see pageViolations).
+// Each theme has its own browser, and the two run side by side; axe-core is
+// installed in every page before the page's own scripts, so the loop only
+// navigates, waits for the page's script and runs the rules.
 func TestAccessibility(t *testing.T) {
-	axeSource(t)
+	axe := axeSource(t)
 	srv, out := serve(t, *courseRoot)
-	ctx := browser(t)
 	var pages []string
-	var listing, source bool
 	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
-			return nil
-		}
-		rel, _ := filepath.Rel(out, p)
-		rel = filepath.ToSlash(rel)
-		data, _ := os.ReadFile(p)
-		switch {
-		case !bytes.Contains(data, []byte(`class="source-title"`)):
-			pages = append(pages, rel)
-		case bytes.Contains(data, []byte(`<ul class="files">`)):
-			if !listing {
-				pages, listing = append(pages, rel), true
-			}
-		case strings.HasSuffix(rel, ".go.html"):
-			if !source {
-				pages, source = append(pages, rel), true
-			}
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".html") {
+			rel, _ := filepath.Rel(out, p)
+			pages = append(pages, filepath.ToSlash(rel))
 		}
 		return nil
 	})
 	if len(pages) < 5 {
 		t.Fatalf("the site has %d pages", len(pages))
 	}
-	t.Logf("%d pages: %s", len(pages), strings.Join(pages, " "))
-	open(t, ctx, srv.URL+"/index.html")
+	t.Logf("%d pages", len(pages))
 	for _, theme := range []string{"light", "dark"} {
 		t.Run(theme, func(t *testing.T) {
-			setTheme(t, ctx, theme)
-			for _, p := range pages {
-				open(t, ctx, srv.URL+"/"+p)
-				axeCheck(t, ctx, p+" ("+theme+")")
+			t.Parallel()
+			ctx := browserFor(t, 10*time.Minute)
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: axe}); err != nil {
+				t.Fatalf("installing axe-core: %v", err)
 			}
+			open(t, ctx, srv.URL+"/index.html")
+			setTheme(t, ctx, theme)
+			start := time.Now()
+			seen := map[string]bool{}
+			for _, p := range pages {
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+p)); err != nil {
+					t.Fatalf("loading %s: %v", p, err)
+				}
+				if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("opslab-theme-toggle").hidden`,
+					chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+					t.Fatalf("%s: the page did not finish loading (its script did not run): %v", p, err)
+				}
+				if got := eval[string](t, ctx, `document.documentElement.dataset.theme`); got != theme {
+					t.Fatalf("%s: the theme is %q, want %q", p, got, theme)
+				}
+				for _, v := range pageViolations(t, ctx, p+" ("+theme+")", seen) {
+					t.Error(v)
+				}
+			}
+			t.Logf("%d pages in %v; %d kinds of text measured for contrast", len(pages), time.Since(start).Round(time.Millisecond), len(seen))
 		})
 	}
 }

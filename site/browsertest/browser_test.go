@@ -39,6 +39,13 @@ var courseRoot = flag.String("site.root", repoRoot, "the repository whose site T
 // context for a new tab in it.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	return browserFor(t, 3*time.Minute)
+}
+
+// browserFor is browser for a test that needs the browser longer than
+// three minutes.
+func browserFor(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
 		t.Fatalf("no %s: install Debian's chromium package (apt-get install -y chromium)", chromium)
 	}
@@ -56,7 +63,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 	}
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), d)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	t.Cleanup(func() {

@@ -24,9 +24,11 @@
 // keyboard action the focus stays on a control of the demo, and the demo
 // announces one sentence instead of re-reading whole live regions.
 //
-// TestAccessibility runs axe-core (WCAG 2.2 A and AA) on every Markdown
-// page and on one page of each generated kind, in both themes; TestDemos
-// runs it on each demo running, in both themes. axe-core is fetched once
+// TestAccessibility runs axe-core (WCAG 2.2 A and AA) on every page, in
+// both themes: every rule on the whole page, and color-contrast on each
+// kind of text (an element's tags and classes up to the root) the first
+// time a page shows it, as the stylesheet gives every element of a kind the
+// same colours; TestDemos runs it on each demo running, in both themes. axe-core is fetched once
 // with npm (its checksum pinned in axe_test.go) and kept under .cache/ at
 // the repository root; TestAxeSeesViolations shows the check is not blind.
 package browsertest
