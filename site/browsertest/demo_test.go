@@ -307,6 +307,35 @@ func TestDemos(t *testing.T) {
 		clean(t)
 	})
 
+	t.Run("04-node-shutdown a huge duration neither wraps around nor runs into the chart", func(t *testing.T) {
+		startDemo(t, ctx, page("04-node-shutdown"))
+		eval[bool](t, ctx, `(() => {
+			const e = Array.from(document.querySelectorAll("#opslab-demo input")).find(i => i.labels[0]?.textContent === "Seconds of table entry 2");
+			e.value = "99999999999";
+			e.dispatchEvent(new Event("change"));
+			return true
+		})()`)
+		if got := eval[string](t, ctx, `Array.from(document.querySelectorAll("#opslab-demo input")).find(i => i.labels[0]?.textContent === "Seconds of table entry 2").value`); got != "1000000000" {
+			t.Errorf("99999999999 s entered: the field holds %s, want the demo's limit 1000000000", got)
+		}
+		if got := text(t, ctx, "#opslab-demo [data-conflict]"); !strings.Contains(got, "asks logind for 1000000030 s") {
+			t.Errorf("with 20 s, 1000000000 s and 10 s groups the summary says %q, want the kubelet to ask for 1000000030 s", got)
+		}
+		if got := text(t, ctx, ".demo-error"); !strings.Contains(got, "99999999999 is beyond what the model holds") {
+			t.Errorf("the demo does not say it kept the entry within bounds: %q", got)
+		}
+		outside := eval[[]string](t, ctx, `(() => {
+			const svg = document.querySelector(".demo-chart svg"), W = svg.viewBox.baseVal.width;
+			const start = Math.min(...Array.from(svg.querySelectorAll("rect"), r => r.x.baseVal.value));
+			return Array.from(svg.querySelectorAll("text"), e => [e, e.getBBox()]).filter(([e, b]) =>
+				b.x < 0 || b.x + b.width > W || (e.classList.contains("gantt-group") && b.x + b.width > start)).map(([e, b]) => e.textContent + " at " + Math.round(b.x) + ".." + Math.round(b.x + b.width))
+		})()`)
+		for _, o := range outside {
+			t.Errorf("the chart's text %s leaves the chart or runs into the bars", o)
+		}
+		clean(t)
+	})
+
 	t.Run("on a phone a demo scrolls inside itself", func(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2))); err != nil {
 			t.Fatal(err)

@@ -3,10 +3,14 @@
 window.opslabDemoUI = function (root, api, h) {
   "use strict";
   var uid = 0;
-  function field(label, value, cls) {
+  // The model counts in time.Duration (int64 nanoseconds) and priorities
+  // in int32: a field keeps its number within what they hold, so a huge
+  // entry cannot wrap around into a small or negative one.
+  var SECONDS = [0, 1e9], PRIORITY = [-2147483648, 2147483647];
+  function field(label, value, range) {
     var id = "shutdown-f" + (++uid);
-    var input = h("input", { type: "number", id: id, value: value, step: 1, class: "demo-num " + (cls || ""), "data-key": id, onchange: update });
-    return { input: input, label: h("label", { for: id, class: "sr-only", text: label }) };
+    var input = h("input", { type: "number", id: id, value: value, step: 1, min: range[0], max: range[1], class: "demo-num", "data-key": id, onchange: update });
+    return { input: input, range: range, name: label, label: h("label", { for: id, class: "sr-only", text: label }) };
   }
   // The configuration.
   function radio(value, text, checked) {
@@ -15,11 +19,11 @@ window.opslabDemoUI = function (root, api, h) {
   }
   var mode = h("fieldset", { class: "demo-controls" }, [h("legend", { text: "The kubelet's grace periods" })]
     .concat(radio("table", "shutdownGracePeriodByPodPriority", true), radio("two", "shutdownGracePeriod and …CriticalPods", false)));
-  var grace = field("shutdownGracePeriod, seconds", 30), critical = field("shutdownGracePeriodCriticalPods, seconds", 10);
+  var grace = field("shutdownGracePeriod, seconds", 30, SECONDS), critical = field("shutdownGracePeriodCriticalPods, seconds", 10, SECONDS);
   var two = h("p", { class: "demo-controls" }, [
     h("span", { text: "shutdownGracePeriod " }), grace.label, grace.input, h("span", { text: " s, shutdownGracePeriodCriticalPods " }), critical.label, critical.input, " s"]);
   var rows = [[0, 20], [100000, 30], [2000000000, 10], ["", ""]].map(function (r, i) {
-    return { priority: field("Priority of table entry " + (i + 1) + " (empty: unused)", r[0]), seconds: field("Seconds of table entry " + (i + 1), r[1]) };
+    return { priority: field("Priority of table entry " + (i + 1) + " (empty: unused)", r[0], PRIORITY), seconds: field("Seconds of table entry " + (i + 1), r[1], SECONDS) };
   });
   var table = h("table", { class: "demo-table" }, [
     h("caption", { text: "The priority table: a pod joins the entry with the highest priority at or below its own" }),
@@ -29,7 +33,7 @@ window.opslabDemoUI = function (root, api, h) {
     })),
   ]);
   var pods = [["web", 0, 30], ["batch", 0, 60], ["db", 100000, 30], ["dns", 2000001000, 30]].map(function (p) {
-    return { name: p[0], priority: field("Priority of pod " + p[0], p[1]), grace: field("terminationGracePeriodSeconds of pod " + p[0], p[2]) };
+    return { name: p[0], priority: field("Priority of pod " + p[0], p[1], PRIORITY), grace: field("terminationGracePeriodSeconds of pod " + p[0], p[2], SECONDS) };
   });
   var podTable = h("table", { class: "demo-table" }, [
     h("caption", { text: "The node's pods" }),
@@ -39,7 +43,7 @@ window.opslabDemoUI = function (root, api, h) {
     })),
   ]);
   var dropIn = h("input", { type: "checkbox", id: "shutdown-dropin", checked: true, "data-key": "dropin", onchange: update });
-  var dropInSeconds = field("InhibitDelayMaxSec of the drop-in, seconds", 30);
+  var dropInSeconds = field("InhibitDelayMaxSec of the drop-in, seconds", 30, SECONDS);
   var masked = h("input", { type: "checkbox", id: "shutdown-masked", "data-key": "masked", onchange: update });
   var logind = h("fieldset", { class: "demo-controls" }, [
     h("legend", { text: "logind on the node" }),
@@ -51,8 +55,20 @@ window.opslabDemoUI = function (root, api, h) {
   var chart = h("div", { class: "demo-chart" });
   root.append(mode, two, table, podTable, logind, error, h("h3", { class: "demo-title", text: "The shutdown, from the moment logind announces it" }), summary, chart);
 
-  function num(f) { return f.input.value === "" ? null : Math.trunc(+f.input.value); }
+  var clamped = "";
+  function num(f) {
+    if (f.input.value === "") return null;
+    var v = Math.trunc(+f.input.value);
+    if (!isFinite(v) || v < f.range[0] || v > f.range[1]) {
+      var kept = v < f.range[0] ? f.range[0] : f.range[1];
+      clamped = f.name + ": " + f.input.value + " is beyond what the model holds; the demo uses " + kept + ".";
+      f.input.value = kept;
+      return kept;
+    }
+    return v;
+  }
   function update() {
+    clamped = "";
     var byTable = mode.querySelector("input:checked").value === "table";
     two.hidden = byTable;
     table.hidden = !byTable;
@@ -64,9 +80,10 @@ window.opslabDemoUI = function (root, api, h) {
       dropIn: dropIn.checked, dropInSeconds: num(dropInSeconds) || 0, masked: masked.checked,
     });
     if (r.error) { error.textContent = r.error; return; }
-    error.textContent = "";
+    error.textContent = clamped;
     draw(r);
   }
+  function groupLabel(g) { return "priority ≥ " + g.priority + ", " + g.seconds + " s" + (g.skipped ? ": skipped" : ""); }
   function draw(r) {
     var words;
     if (!r.enabled) {
@@ -81,7 +98,10 @@ window.opslabDemoUI = function (root, api, h) {
     var end = Math.max(r.requested, r.end, 1);
     if (!r.limit.infinite && r.limit.seconds < end * 2) end = Math.max(end, r.limit.seconds);
     end = Math.ceil(end * 1.08);
-    var W = 640, L = 200, R = 16, rowH = 22;
+    // The bars start right of the longest group label (about 7 px a
+    // character), so a long priority or duration does not run into them.
+    var longest = Math.max.apply(null, r.groups.map(function (g) { return groupLabel(g).length; }).concat([0]));
+    var W = 640, L = Math.min(360, Math.max(200, 7 * longest + 12)), R = 16, rowH = 22;
     var lines = [];
     r.groups.forEach(function (g) {
       lines.push({ group: g });
@@ -93,7 +113,7 @@ window.opslabDemoUI = function (root, api, h) {
       var y = 6 + i * rowH;
       if (l.group) {
         var g = l.group;
-        kids.push(h.svg("text", { x: 0, y: y + 14, class: "gantt-group" }, ["priority ≥ " + g.priority + ", " + g.seconds + " s" + (g.skipped ? ": skipped" : "")]));
+        kids.push(h.svg("text", { x: 0, y: y + 14, class: "gantt-group" }, [groupLabel(g)]));
         if (!g.skipped) kids.push(h.svg("rect", { x: x(g.start), y: y + 4, width: Math.max(1, x(g.end) - x(g.start)), height: 10, class: cut ? "bar-cut" : "bar-lend", "data-group": g.priority }));
       } else {
         var p = l.pod;
