@@ -117,6 +117,11 @@
         return api;
       });
   }
+  // A table or chart wider than the demo scrolls inside itself and says
+  // so (site.js), after every redraw and resize.
+  function signOverflow(live) {
+    if (typeof window.opslabSignOverflow === "function") window.opslabSignOverflow(live, ".demo-table, .demo-chart");
+  }
   function fail(e) {
     section.dataset.state = "failed";
     start.disabled = false;
@@ -132,6 +137,15 @@
       section.appendChild(announcer);
       section.appendChild(live);
       draw(live, api, h);
+      signOverflow(live);
+      var pending = false;
+      var again = function () {
+        if (pending) return;
+        pending = true;
+        requestAnimationFrame(function () { pending = false; signOverflow(live); });
+      };
+      new MutationObserver(again).observe(live, { childList: true, subtree: true });
+      window.addEventListener("resize", again);
       bar.remove();
       section.dataset.state = "ready";
       var first = live.querySelector("button, input, select");

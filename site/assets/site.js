@@ -200,3 +200,43 @@
     if (e.key === "Escape") { input.value = ""; box.hidden = true; }
   });
 })();
+
+// Wide tables: on a narrow screen a table (or a demo's chart) wider than
+// the text scrolls sideways inside itself, never silently: a line above it
+// says so, and it takes the keyboard focus, so that it scrolls without a
+// pointer. demo.js calls opslabSignOverflow for a demo's tables and charts.
+(function () {
+  "use strict";
+  function sign(root, sel) {
+    root.querySelectorAll(sel).forEach(function (e) {
+      var over = !e.hidden && e.scrollWidth > e.clientWidth + 1;
+      var hint = e.previousElementSibling;
+      var has = !!hint && hint.classList.contains("scroll-hint");
+      if (over && !has) {
+        hint = document.createElement("p");
+        hint.className = "scroll-hint";
+        hint.setAttribute("aria-hidden", "true");
+        hint.textContent = (e.classList.contains("demo-chart") ? "The chart is wider than the screen" : "The table has more columns") + ": scroll it sideways →";
+        e.parentNode.insertBefore(hint, e);
+      } else if (!over && has) {
+        hint.remove();
+      }
+      if (over) {
+        e.dataset.overflow = "true";
+        if (!e.hasAttribute("tabindex")) e.tabIndex = 0;
+      } else if (e.dataset.overflow) {
+        delete e.dataset.overflow;
+        e.removeAttribute("tabindex");
+      }
+    });
+  }
+  window.opslabSignOverflow = sign;
+  var pending = false;
+  function again() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; sign(document, ".prose table"); });
+  }
+  again();
+  window.addEventListener("resize", again);
+})();

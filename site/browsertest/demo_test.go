@@ -346,6 +346,31 @@ func TestDemos(t *testing.T) {
 			if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
 				t.Errorf("%s: with the demo running the page is %.0f px wide on a 390 px screen", ch, w)
 			}
+			time.Sleep(100 * time.Millisecond) // the signs follow the next frame
+			// A table or chart that does not fit scrolls inside itself and
+			// says so; the demo as a whole hides nothing to its right.
+			hidden := eval[[]string](t, ctx, `(() => {
+				const live = document.querySelector(".demo-live"), bad = [];
+				if (live.scrollWidth > live.clientWidth + 1) bad.push("the demo itself is " + live.scrollWidth + " px wide in " + live.clientWidth + " px");
+				for (const e of live.querySelectorAll(".demo-table, .demo-chart")) {
+					if (e.hidden || e.scrollWidth <= e.clientWidth + 1) continue;
+					const hint = e.previousElementSibling;
+					if (!hint || !hint.classList.contains("scroll-hint") || !hint.offsetHeight) bad.push(e.className + " hides " + (e.scrollWidth - e.clientWidth) + " px with no sign");
+					if (e.tabIndex < 0) bad.push(e.className + " scrolls but takes no keyboard focus");
+				}
+				return bad
+			})()`)
+			for _, h := range hidden {
+				t.Errorf("%s on a 390 px screen: %s", ch, h)
+			}
+			small := eval[[]string](t, ctx, `Array.from(document.querySelectorAll(".demo-chart svg text"), e => {
+				const svg = e.ownerSVGElement, px = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width * parseFloat(getComputedStyle(e).fontSize);
+				return px < 11 ? e.textContent + " (" + px.toFixed(1) + " px)" : "";
+			}).filter(Boolean)`)
+			if len(small) > 0 {
+				t.Errorf("%s on a 390 px screen: the chart's text is smaller than 11 px: %q", ch, small)
+			}
+			axeCheck(t, ctx, ch+"'s demo on a phone")
 		}
 		clean(t)
 	})
