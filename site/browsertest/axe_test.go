@@ -173,17 +173,20 @@ func runAxe(t *testing.T, ctx context.Context, what, context, options string) []
 }
 
 // textKinds lists, for the page the tab shows, the elements that hold text
-// or are fields, each under its kind: the tags and classes (and inline
-// style) of it and of every ancestor. The stylesheet gives every element of
-// a kind the same colours, size and background, so the contrast of a kind
-// measured on one page holds on every page. The elements of kinds not in
+// or are fields, each under its kind: the tags and classes of it and of
+// every ancestor, with the attributes the stylesheet selects on or that set
+// a style (style, aria-current, type). The stylesheet gives every element
+// of a kind the same colours, size and background (it has no selectors on
+// position that set a colour), so the contrast of a kind measured on one
+// page holds on every page. The elements of kinds not in
 // seen are kept in window.opslabNewText for the contrast rule.
 const textKinds = `(seen => {
 	const known = new Set(seen), fresh = [], nodes = [];
 	const kind = e => {
 		let k = "";
 		for (let n = e; n; n = n.parentElement) {
-			k = n.localName + [...n.classList].sort().map(c => "." + c).join("") + (n.getAttribute("style") ? "[" + n.getAttribute("style") + "]" : "") + ">" + k;
+			k = n.localName + [...n.classList].sort().map(c => "." + c).join("") +
+				["style", "aria-current", "type"].filter(a => n.hasAttribute(a)).map(a => "[" + a + "=" + n.getAttribute(a) + "]").join("") + ">" + k;
 		}
 		return k;
 	};
