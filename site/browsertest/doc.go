@@ -18,9 +18,12 @@
 // control is labelled, clicks through it and asserts what the chapter's
 // model says (a floor of 3 refuses an eviction and a crash goes through;
 // the 20 s pod leaves before the 3600 s pod; the runaway alone receives
-// 429s; logind's limit cuts the Gantt chart), that a running demo fits a
-// phone's screen, and that without JavaScript the static explanation
-// shows; each demo's screenshot is written to .artifacts/ too. After a
+// 429s; logind's limit cuts the Gantt chart; a huge duration neither
+// wraps around nor runs into the chart), that the Go runtime is fetched
+// only when a demo starts, that a running demo fits a phone's screen (a
+// table or chart that does not fit scrolls inside itself and says so, the
+// charts' text stays 11 px or more, and axe finds nothing there), and that
+// without JavaScript the static explanation shows; each demo's screenshot is written to .artifacts/ too. After a
 // keyboard action the focus stays on a control of the demo, and the demo
 // announces one sentence instead of re-reading whole live regions.
 //
@@ -28,7 +31,8 @@
 // both themes: every rule on the whole page, and color-contrast on each
 // kind of text (an element's tags and classes up to the root) the first
 // time a page shows it, as the stylesheet gives every element of a kind the
-// same colours; TestDemos runs it on each demo running, in both themes. axe-core is fetched once
-// with npm (its checksum pinned in axe_test.go) and kept under .cache/ at
+// same colours; TestDemos runs it on each demo running, in both themes.
+// axe-core is read once from the npm registry (its checksum pinned in
+// axe_test.go) and kept under .cache/ at
 // the repository root; TestAxeSeesViolations shows the check is not blind.
 package browsertest
