@@ -23,9 +23,10 @@
 // only when a demo starts, that a running demo fits a phone's screen (a
 // table or chart that does not fit scrolls inside itself and says so, the
 // charts' text stays 11 px or more, and axe finds nothing there), and that
-// without JavaScript the static explanation shows; each demo's screenshot is written to .artifacts/ too. After a
-// keyboard action the focus stays on a control of the demo, and the demo
-// announces one sentence instead of re-reading whole live regions.
+// without JavaScript the static explanation shows; each demo's screenshot
+// is written to .artifacts/ too. After a keyboard action the focus stays
+// on a control of the demo, and the demo announces one sentence instead of
+// re-reading whole live regions.
 //
 // TestAccessibility runs axe-core (WCAG 2.2 A and AA) on every page, in
 // both themes: every rule on the whole page, and color-contrast on each
@@ -33,6 +34,6 @@
 // time a page shows it, as the stylesheet gives every element of a kind the
 // same colours; TestDemos runs it on each demo running, in both themes.
 // axe-core is read once from the npm registry (its checksum pinned in
-// axe_test.go) and kept under .cache/ at
-// the repository root; TestAxeSeesViolations shows the check is not blind.
+// axe_test.go) and kept under .cache/ at the repository root;
+// TestAxeSeesViolations shows the check is not blind.
 package browsertest
