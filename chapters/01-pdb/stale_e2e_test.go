@@ -203,8 +203,19 @@ func TestNegativeStatusRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b.Status.DisruptionsAllowed = -1
-			_, err = k.PolicyV1().PodDisruptionBudgets(ns).UpdateStatus(ctx, b, metav1.UpdateOptions{})
+			// The disruption controller writes the new budget's status at
+			// about the same time: on a conflict, read it again and retry,
+			// so that the answer judged is validation's, not the race's.
+			for range 20 {
+				b.Status.DisruptionsAllowed = -1
+				_, err = k.PolicyV1().PodDisruptionBudgets(ns).UpdateStatus(ctx, b, metav1.UpdateOptions{})
+				if !apierrors.IsConflict(err) {
+					break
+				}
+				if b, err = k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0") {
 				t.Fatalf("UpdateStatus(disruptionsAllowed -1) error = %v, want 422 status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0", err)
 			}
