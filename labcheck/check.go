@@ -149,30 +149,33 @@ func (c *Cluster) Audit() *audit.Log {
 	return c.audit
 }
 
-// UseAuditLog makes the checks read the audit log at path, or, when path
-// is empty, the one kwokctl keeps for the cluster of c.Context. A path that
-// was named but cannot be read is an error; a log that cannot be found
-// only sets NoAudit.
-func (c *Cluster) UseAuditLog(path string) error {
-	if path == "" {
-		p, err := audit.Locate(c.Context)
-		if err != nil {
-			c.AuditPath, c.NoAudit = "", err.Error()
-			return nil
-		}
-		path = p
+// UseAuditLog makes the checks read l, a log the caller has read already
+// (a path named on the command line or in a roster, checked before any
+// cluster is reached), in place of the one found by context.
+func (c *Cluster) UseAuditLog(l *audit.Log) {
+	c.auditMu.Lock()
+	defer c.auditMu.Unlock()
+	c.AuditPath, c.NoAudit, c.audit = l.Path, "", l
+}
+
+// findAuditLog points the checks at the log kwokctl keeps for the cluster
+// of c.Context, or says in NoAudit why there is none. The log is read on
+// the first call of Audit, by the first check that wants it.
+func (c *Cluster) findAuditLog() {
+	p, err := audit.Locate(c.Context)
+	if err != nil {
+		c.AuditPath, c.NoAudit = "", err.Error()
+		return
 	}
-	if _, err := audit.Read(path); err != nil {
-		return err
-	}
-	c.AuditPath, c.NoAudit, c.audit = path, "", nil
-	return nil
+	c.AuditPath = p
 }
 
 // EvidenceSource says in a few words what the checks judge from, for the
 // head of a report.
 func (c *Cluster) EvidenceSource() string {
-	if c.AuditPath != "" {
+	// A log found by context but never read (no check wanted it) is read
+	// now, so the report names it only if it can be read.
+	if c.Audit() != nil {
 		path := c.AuditPath
 		if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(path, home+string(os.PathSeparator)) {
 			path = "~" + path[len(home):]

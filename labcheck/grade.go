@@ -20,6 +20,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
 // A Student is one line of a roster: who, and how to reach their cluster.
@@ -141,9 +143,11 @@ func GradeOne(ctx context.Context, s Student, opts GradeOptions) *Report {
 		return fail(id, err)
 	}
 	if s.AuditLog != "" {
-		if err := c.UseAuditLog(s.AuditLog); err != nil {
+		l, err := audit.Read(s.AuditLog)
+		if err != nil {
 			return fail(id, err)
 		}
+		c.UseAuditLog(l)
 	}
 	outcomes := Run(ctx, c, checks, opts.Timeout)
 	r := NewReport(s.Name, id, start, opts.Chapters, outcomes, opts.Now().Sub(start))

@@ -137,7 +137,7 @@ func Connect(ctx context.Context, kubeconfig, kubeContext string, timeout time.D
 	}
 	// The audit log of a kwokctl cluster on this machine is found by its
 	// context; anywhere else, the checks say they judged from the API.
-	c.UseAuditLog("")
+	c.findAuditLog()
 	return c, nil
 }
 

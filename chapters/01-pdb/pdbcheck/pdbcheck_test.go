@@ -199,9 +199,11 @@ func (s state) cluster(t *testing.T) *labcheck.Cluster {
 	})
 	c := &labcheck.Cluster{Kube: kube, NoAudit: "none was given"}
 	if s.events != nil {
-		if err := c.UseAuditLog(writeLog(t, s.events)); err != nil {
+		l, err := audit.Read(writeLog(t, s.events))
+		if err != nil {
 			t.Fatal(err)
 		}
+		c.UseAuditLog(l)
 	}
 	return c
 }
