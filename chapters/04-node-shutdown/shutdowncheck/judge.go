@@ -180,6 +180,16 @@ func nodeOr(node, fallback string) string {
 // was marked for deletion.
 const noMarking = "no event of the taint eviction controller about db-0 since the lab began (client-go writes at most 25 for one pod name, then one every 5 minutes)"
 
+// judgeOff notes what was seen of the powered-off node and says what is
+// wrong with it: none found, or not truly off; "" when it was off.
+func (s *story) judgeOff(res *labcheck.Result) string {
+	if s.off == nil {
+		return s.offMissing()
+	}
+	s.seeOff(res)
+	return s.offProblem()
+}
+
 // judgeMoved decides shutdown-db-moved: the db-0 on the powered-off node was
 // stuck Terminating there, and a later db-0, placed by the scheduler, runs
 // and is Ready on another node that is Ready.
@@ -192,16 +202,11 @@ func judgeMoved(r record) labcheck.Result {
 		res.Message = "there is no pod db-0: apply lab/db.yaml, or wait for the StatefulSet to create it"
 		return res
 	}
-	if s.off == nil {
-		res.Message = s.offMissing()
-		return res
-	}
-	o := s.off
-	s.seeOff(&res)
-	if msg := s.offProblem(); msg != "" {
+	if msg := s.judgeOff(&res); msg != "" {
 		res.Message = msg
 		return res
 	}
+	o := s.off
 	res.Seen("db-0 now: uid %s, node %q, phase %s, ready %v", short(string(pod.UID)), pod.Spec.NodeName, pod.Status.Phase, podReady(pod))
 	if s.withLog {
 		s.seeLives(&res)
@@ -277,16 +282,11 @@ func judgeTaint(r record) labcheck.Result {
 	s := tell(r)
 	var res labcheck.Result
 	res.Seen("%s", s.source())
-	if s.off == nil {
-		res.Message = s.offMissing()
-		return res
-	}
-	o := s.off
-	s.seeOff(&res)
-	if msg := s.offProblem(); msg != "" {
+	if msg := s.judgeOff(&res); msg != "" {
 		res.Message = msg
 		return res
 	}
+	o := s.off
 	gcRemoved := s.old != nil && s.old.removed() != nil && byPodGC(*s.old.removed())
 	switch {
 	case o.TaintAt.IsZero() && !o.OutOfService:
