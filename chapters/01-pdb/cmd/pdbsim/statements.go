@@ -1,4 +1,4 @@
-package pdbsim
+package main
 
 import (
 	"fmt"

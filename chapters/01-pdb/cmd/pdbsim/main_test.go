@@ -1,16 +1,16 @@
-package pdbsim_test
+package main
 
 import (
 	"os"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/opslab/opslab/chapters/01-pdb/pdbsim"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"pdbsim": pdbsim.Main})
+	testscript.Main(m, map[string]func(){
+		"pdbsim": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
 }
 
 // TestScript plays the scenarios in testdata: each reads like a lab

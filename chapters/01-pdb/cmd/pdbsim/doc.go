@@ -1,6 +1,7 @@
-// Package pdbsim is the logic of the pdbsim command, which plays a
-// scenario on the chapter's model of PodDisruptionBudgets and prints what
-// happened, one line per event, each stamped with the logical clock:
+// Pdbsim plays a scenario on chapter 1's model of PodDisruptionBudgets and
+// prints what happened, one line per event, each stamped with the logical
+// clock: every eviction asked and its answer, every pod created, Ready,
+// crashed or deleted, and how each drain ended:
 //
 //	t=0s evict web-1 on pdb-1: allowed (budget web allowed 1 disruption, 0 left)
 //	t=0s web-4 created on pdb-1, Ready at t=15s
@@ -64,4 +65,4 @@
 //
 // A drain moves the clock itself, retrying every 5 s until its timeout (none
 // by default, in which case it stops as soon as nothing can change).
-package pdbsim
+package main
