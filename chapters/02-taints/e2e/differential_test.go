@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
-	"github.com/opslab/opslab/chapters/02-taints/apiconv"
+	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/chapters/02-taints/timetable"
 	"github.com/opslab/opslab/lab/differential"
 	"github.com/opslab/opslab/lab/labenv"
@@ -395,7 +395,7 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 		mu.Lock()
 		obs[p.Name].created = start
 		mu.Unlock()
-		stored[p.Name] = apiconv.Tolerations(created.Spec.Tolerations)
+		stored[p.Name] = kube.Tolerations(created.Spec.Tolerations)
 	}
 
 	// How long to watch: the latest finite prediction, plus slack.

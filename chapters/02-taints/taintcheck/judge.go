@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
-	"github.com/opslab/opslab/chapters/02-taints/apiconv"
+	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
 )
@@ -276,7 +276,7 @@ func judgeNoSchedule(l lab, in noScheduleInput) labcheck.Result {
 	var ns []taints.Taint
 	for _, t := range in.node.Spec.Taints {
 		if t.Effect == corev1.TaintEffectNoSchedule {
-			ns = append(ns, apiconv.Taint(t))
+			ns = append(ns, kube.Taint(t))
 		}
 	}
 	if len(ns) == 0 {
@@ -292,7 +292,7 @@ func judgeNoSchedule(l lab, in noScheduleInput) labcheck.Result {
 		if !running(p) || p.Spec.NodeName != "taints-2" {
 			continue
 		}
-		tols := apiconv.Tolerations(p.Spec.Tolerations)
+		tols := kube.Tolerations(p.Spec.Tolerations)
 		var untolerated []string
 		for _, t := range ns {
 			if !slices.ContainsFunc(tols, func(tol taints.Toleration) bool { return tol.Tolerates(t) }) {
@@ -345,7 +345,7 @@ func judgeTwins(l lab, in twinsInput) labcheck.Result {
 		r.Message = "taints-2 has no " + MaintKey + " NoExecute taint"
 		return r
 	}
-	r.Seen("taints-2 has taint %s", apiconv.Taint(taint))
+	r.Seen("taints-2 has taint %s", kube.Taint(taint))
 	if !running(in.forever) || in.forever.Spec.NodeName != "taints-2" {
 		r.Message = "twin-forever does not run on taints-2: it tolerates the taint without seconds and should have stayed"
 		return r
@@ -388,7 +388,7 @@ func linkTaint(n *corev1.Node, r *labcheck.Result) (taints.Taint, bool) {
 		r.Message = "taints-3 has no " + LinkKey + " NoExecute taint: take its link down with kubectl taint"
 		return taints.Taint{}, false
 	}
-	taint := apiconv.Taint(t)
+	taint := kube.Taint(t)
 	if t.TimeAdded != nil {
 		r.Seen("taints-3 has taint %s, timeAdded %s", taint, hms(t.TimeAdded.Time))
 	} else {
@@ -457,7 +457,7 @@ func judgeLink3600(l lab, in linkInput) labcheck.Result {
 		start, from = w, fmt.Sprintf("the taints of taints-3 were last written (by %s)", manager)
 	}
 	age := l.now.Sub(start)
-	v := taints.Evict([]taints.Taint{taint}, apiconv.Tolerations(p.Spec.Tolerations))
+	v := taints.Evict([]taints.Taint{taint}, kube.Tolerations(p.Spec.Tolerations))
 	r.Seen("link-3600s has run under the taint since %s, when %s: %s; by its tolerations it leaves %s", hms(start), from, secs(age), v.Leave)
 	if v.Leave.Kind != taints.After || v.Leave.After <= age {
 		r.Message = fmt.Sprintf("link-3600s should leave %s, yet it has been under the taint for %s: is it the lab's pod?", v.Leave, secs(age))
@@ -514,7 +514,7 @@ func judgeControl(l lab, p *corev1.Pod) labcheck.Result {
 		r.Message = fmt.Sprintf("control's tolerations were sent by %s, not added by admission: the control pod must write none", own[0].Manager)
 		return r
 	}
-	have := apiconv.Tolerations(p.Spec.Tolerations)
+	have := kube.Tolerations(p.Spec.Tolerations)
 	for _, t := range have {
 		r.Seen("toleration %s, sent by no client", t)
 	}
@@ -556,7 +556,7 @@ func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
 		r.Seen("%s", l.withoutLog("the StatefulSet's status and the pod's owner, revision and managedFields"))
 	}
 	// What the template's pods carry once admission has added its defaults.
-	tmpl := taints.AdmitDefaults(apiconv.Tolerations(sts.Spec.Template.Spec.Tolerations), taints.DefaultTolerationSeconds)
+	tmpl := taints.AdmitDefaults(kube.Tolerations(sts.Spec.Template.Spec.Tolerations), taints.DefaultTolerationSeconds)
 	want := leaves(tmpl)
 	var short []string
 	var values []time.Duration
@@ -593,7 +593,7 @@ func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
 		r.Message = fmt.Sprintf("db-0 is not the pod StatefulSet db made from its current template (revision %s)", st.UpdateRevision)
 		return r
 	}
-	if got := leaves(apiconv.Tolerations(p.Spec.Tolerations)); got != want {
+	if got := leaves(kube.Tolerations(p.Spec.Tolerations)); got != want {
 		r.Message = fmt.Sprintf("db-0 leaves a not-ready node %s and an unreachable one %s, not as its template says (%s, %s): its tolerations were changed on the pod", got[0], got[1], want[0], want[1])
 		return r
 	}

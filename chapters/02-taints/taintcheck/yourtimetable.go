@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
-	"github.com/opslab/opslab/chapters/02-taints/apiconv"
+	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/labcheck"
 )
 
@@ -96,7 +96,7 @@ func judgeMyTimetable(l lab, cm *corev1.ConfigMap, list []corev1.Pod) labcheck.R
 			r.Message = why + "; time the lab's own pods, which the scheduler placed"
 			return r
 		}
-		pods = append(pods, apiconv.Pod(p))
+		pods = append(pods, kube.Pod(p))
 	}
 	rows := taints.Timetable(pods, []taints.Taint{taint})
 	kinds := map[taints.Kind]bool{}

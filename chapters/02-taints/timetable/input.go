@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
-	"github.com/opslab/opslab/chapters/02-taints/apiconv"
+	"github.com/opslab/opslab/chapters/02-taints/kube"
 )
 
 // fileNode is the node shown for a pod read from a file without
@@ -43,7 +43,7 @@ func readPods(o options, stdin io.Reader) ([]taints.Pod, int, error) {
 	out := make([]taints.Pod, 0, len(pods))
 	skipped := 0
 	for i := range pods {
-		p := apiconv.Pod(&pods[i])
+		p := kube.Pod(&pods[i])
 		if fromFiles {
 			if p.Namespace == "" {
 				p.Namespace = "default"
@@ -182,11 +182,11 @@ func listCluster(o options) ([]corev1.Pod, error) {
 			return nil, fmt.Errorf("no namespace: %w", err)
 		}
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("no cluster: %w", err)
 	}
-	list, err := kube.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	list, err := client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("cannot list pods in namespace %s: %w", ns, err)
 	}

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
-	"github.com/opslab/opslab/chapters/02-taints/apiconv"
+	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/chapters/02-taints/taintcheck"
 )
 
@@ -34,17 +34,17 @@ func TestReferenceAnswerMatchesModel(t *testing.T) {
 					s := int64(r.IntN(5) - 1)
 					tl.TolerationSeconds = &s
 				}
-				if taints.ValidateToleration(apiconv.Tolerations([]corev1.Toleration{tl})[0]) != nil {
+				if taints.ValidateToleration(kube.Tolerations([]corev1.Toleration{tl})[0]) != nil {
 					continue
 				}
 				p.Spec.Tolerations = append(p.Spec.Tolerations, tl)
 			}
 			pods = append(pods, p)
-			model = append(model, apiconv.Pod(&p))
+			model = append(model, kube.Pod(&p))
 		}
 		var got strings.Builder
 		print(&got, pods, "", taint)
-		want := taintcheck.TimetableLines(taints.Timetable(model, []taints.Taint{apiconv.Taint(taint)}))
+		want := taintcheck.TimetableLines(taints.Timetable(model, []taints.Taint{kube.Taint(taint)}))
 		if got.String() != want {
 			t.Fatalf("namespace %d under %v: mytimetable printed\n%s\nthe model's timetable is\n%s", n, taint, got.String(), want)
 		}

@@ -1,4 +1,4 @@
-package apiconv
+package kube
 
 import (
 	"testing"

@@ -1,7 +1,7 @@
-// Package apiconv turns the Kubernetes API's pods, taints and tolerations
+// Package kube turns the Kubernetes API's pods, taints and tolerations
 // (k8s.io/api/core/v1) into the model's types, for the chapter's command and
 // its lab checks. The model itself stays free of API types.
-package apiconv
+package kube
 
 import (
 	corev1 "k8s.io/api/core/v1"
