@@ -1,6 +1,6 @@
 //go:build e2e
 
-package pdb_test
+package e2e
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
@@ -48,7 +50,7 @@ func TestOverlappingBudgetsGoStale(t *testing.T) {
 				for i := range staleCopies {
 					t.Run(fmt.Sprintf("copy-%d", i+1), func(t *testing.T) {
 						t.Parallel()
-						p := playFastSlow(ctx, t, k)
+						p := playFastSlow(ctx, t, cfg, k)
 						mu.Lock()
 						picked[p]++
 						mu.Unlock()
@@ -80,22 +82,15 @@ func fastSlowModel(t *testing.T, prefer string) *pdb.Cluster {
 }
 
 // playFastSlow plays one copy and returns the budget the controller synced.
-func playFastSlow(ctx context.Context, t *testing.T, k kubernetes.Interface) string {
+func playFastSlow(ctx context.Context, t *testing.T, cfg *envconf.Config, k kubernetes.Interface) string {
 	ns := labenv.Namespace(ctx, t, k, "pdb-stale-")
+	cond := conditions.New(cfg.Client().Resources(ns))
 	deployGroupLabels(ctx, t, k, ns, "fast", map[string]string{"app": "fast", "tier": "a"}, "")
 	deployGroupLabels(ctx, t, k, ns, "slow", map[string]string{"app": "slow", "tier": "a"}, "15s")
-	labenv.Poll(ctx, t, 60*time.Second, "fast Ready, slow running", func(ctx context.Context) (bool, error) {
-		pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil || len(pods.Items) != 2 {
-			return false, nil
-		}
-		for _, p := range pods.Items {
-			if p.Status.Phase != corev1.PodRunning || podReady(p) != (p.Labels["app"] == "fast") {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
+	// Each deployment has one pod: two match when both do.
+	waitFor(ctx, t, 60*time.Second, "fast Ready, slow running", cond.ResourceListMatchN(&corev1.PodList{}, 2, func(o k8s.Object) bool {
+		return running(o) && isReady(o) == (o.GetLabels()["app"] == "fast")
+	}))
 	for _, b := range []diffBudget{{Name: "pdb-a", Selector: "app=slow", Min: "0"}, {Name: "pdb-b", Selector: "tier=a", Min: "1"}} {
 		if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(b), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -113,16 +108,21 @@ func playFastSlow(ctx context.Context, t *testing.T, k kubernetes.Interface) str
 		return pa.Status, pb.Status
 	}
 	// Before slow is Ready both budgets are synced by their creation.
-	labenv.Poll(ctx, t, 30*time.Second, "both budgets counted", func(ctx context.Context) (bool, error) {
-		a, b := statuses()
-		return a.ObservedGeneration == 1 && b.ObservedGeneration == 1 && a.ExpectedPods == 1 && b.ExpectedPods == 2, nil
-	})
+	expected := map[string]int32{"pdb-a": 1, "pdb-b": 2}
+	budgets := &policyv1.PodDisruptionBudgetList{Items: []policyv1.PodDisruptionBudget{
+		{ObjectMeta: metav1.ObjectMeta{Name: "pdb-a", Namespace: ns}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "pdb-b", Namespace: ns}},
+	}}
+	waitFor(ctx, t, 30*time.Second, "both budgets counted", cond.ResourcesMatch(budgets, func(o k8s.Object) bool {
+		b := o.(*policyv1.PodDisruptionBudget)
+		return b.Status.ObservedGeneration == 1 && b.Status.ExpectedPods == expected[b.Name]
+	}))
 	a, b := statuses()
 	if a.CurrentHealthy != 0 || b.CurrentHealthy != 1 {
 		t.Fatalf("before slow is Ready: pdb-a healthy %d, pdb-b healthy %d; want 0 and 1 (is slow already Ready?)", a.CurrentHealthy, b.CurrentHealthy)
 	}
 	// slow turns Ready; the controller syncs one budget.
-	labenv.Poll(ctx, t, 40*time.Second, "one budget synced after slow is Ready", func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, 40*time.Second, "one budget synced after slow is Ready", func(ctx context.Context) (bool, error) {
 		a, b := statuses()
 		return a.CurrentHealthy == 1 || b.CurrentHealthy == 2, nil
 	})
@@ -160,7 +160,7 @@ func playFastSlow(ctx context.Context, t *testing.T, k kubernetes.Interface) str
 	must(t, c.ResyncBudget("pdb-b"))
 	ma, _ := c.Budget("pdb-a")
 	mb, _ := c.Budget("pdb-b")
-	labenv.Poll(ctx, t, 20*time.Second, "both budgets up to date after their own update", func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, 20*time.Second, "both budgets up to date after their own update", func(ctx context.Context) (bool, error) {
 		a, b := statuses()
 		return show(a) == ma.Status.String() && show(b) == mb.Status.String(), nil
 	})

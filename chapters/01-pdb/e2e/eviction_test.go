@@ -1,13 +1,11 @@
 //go:build e2e
 
-package pdb_test
+package e2e
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,20 +19,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/e2e-framework/pkg/env"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/k8s/resources"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	pdb "github.com/opslab/opslab/chapters/01-pdb"
 	"github.com/opslab/opslab/lab/labenv"
 )
-
-var testenv env.Environment
-
-func TestMain(m *testing.M) {
-	testenv = env.NewWithConfig(labenv.Config())
-	os.Exit(testenv.Run(m))
-}
 
 // A state is a situation the model and the API server are both asked about:
 // Ready replicas, replicas that never become Ready, and the budgets over
@@ -81,34 +74,27 @@ func TestModelMatchesEvictionAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns := fmt.Sprintf("pdb-e2e-%06d", rand.IntN(1_000_000))
-			if _, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				k.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
-			})
 			// Budgets with an empty selector select every pod of the
-			// namespace, so each such state gets a namespace of its own.
+			// namespace, so each such state gets a namespace of its own;
+			// the others share the run's.
 			for i, s := range states {
-				space := ns
-				if slices.ContainsFunc(s.budgets, func(b budgetSpec) bool { return b.everything }) {
-					space = fmt.Sprintf("%s-%d", ns, i)
-					if _, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: space}}, metav1.CreateOptions{}); err != nil {
-						t.Fatal(err)
+				t.Run(s.name, func(t *testing.T) {
+					space := cfg.Namespace()
+					if slices.ContainsFunc(s.budgets, func(b budgetSpec) bool { return b.everything }) {
+						space = labenv.Namespace(ctx, t, k, cfg.Namespace()+"-")
 					}
-					t.Cleanup(func() {
-						k.CoreV1().Namespaces().Delete(context.Background(), space, metav1.DeleteOptions{})
-					})
-				}
-				t.Run(s.name, func(t *testing.T) { compare(ctx, t, k, space, fmt.Sprintf("s%d", i), s) })
+					compare(ctx, t, k, cfg.Client().Resources(space), space, fmt.Sprintf("s%d", i), s)
+				})
 			}
 			return ctx
 		}).Feature()
 	testenv.Test(t, f)
 }
 
-func compare(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, app string, s state) {
+// compare builds state s on the cluster, in namespace ns with pods labelled
+// app=APP, and in the model, and compares their answers to a dry-run
+// eviction.
+func compare(ctx context.Context, t *testing.T, k kubernetes.Interface, r *resources.Resources, ns, app string, s state) {
 	// The cluster.
 	create(ctx, t, k, ns, app+"-ready", app, s.ready, "")
 	create(ctx, t, k, ns, app+"-slow", app, s.unready, "1h")
@@ -117,36 +103,30 @@ func compare(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, app 
 			t.Fatal(err)
 		}
 	}
+	// The slow pods are Ready an hour after they start: only the ready
+	// ones can be Ready within the test.
+	cond, byApp := conditions.New(r), resources.WithLabelSelector("app="+app)
+	var pods corev1.PodList
+	waitFor(ctx, t, 90*time.Second, "pods started", cond.ResourceListMatchN(&pods, s.ready+s.unready, running, byApp))
+	waitFor(ctx, t, 60*time.Second, "pods Ready", cond.ResourceListMatchN(&pods, s.ready, isReady, byApp))
+	for i := range s.budgets {
+		b := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", app, i), Namespace: ns}}
+		waitFor(ctx, t, 30*time.Second, "budget "+b.Name+" counted", cond.ResourceMatch(b, func(o k8s.Object) bool {
+			b := o.(*policyv1.PodDisruptionBudget)
+			return b.Status.ObservedGeneration >= b.Generation && int(b.Status.CurrentHealthy) == s.ready
+		}))
+	}
+	if err := r.List(ctx, &pods, byApp); err != nil {
+		t.Fatal(err)
+	}
 	var readyPod, slowPod string
-	labenv.Poll(ctx, t, 90*time.Second, "pods started and budgets counted", func(ctx context.Context) (bool, error) {
-		pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
-		if err != nil || len(pods.Items) != s.ready+s.unready {
-			return false, nil
+	for _, p := range pods.Items {
+		if podReady(p) {
+			readyPod = p.Name
+		} else {
+			slowPod = p.Name
 		}
-		readyPod, slowPod = "", ""
-		n := 0
-		for _, p := range pods.Items {
-			if p.Status.Phase != corev1.PodRunning {
-				return false, nil
-			}
-			if podReady(p) {
-				n++
-				readyPod = p.Name
-			} else {
-				slowPod = p.Name
-			}
-		}
-		if n != s.ready {
-			return false, nil
-		}
-		for i := range s.budgets {
-			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, fmt.Sprintf("%s-%d", app, i), metav1.GetOptions{})
-			if err != nil || b.Status.ObservedGeneration < b.Generation || int(b.Status.CurrentHealthy) != s.ready {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
+	}
 
 	// The model.
 	c := pdb.NewCluster()
@@ -298,13 +278,4 @@ func dryRunEvict(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, 
 		}
 	}
 	return int(st.Code), msg
-}
-
-func podReady(p corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

@@ -1,19 +1,23 @@
 //go:build e2e
 
-package pdb_test
+package e2e
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
@@ -49,16 +53,19 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 			if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"}), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			var pod string
-			labenv.Poll(ctx, t, 60*time.Second, "web Ready on "+powerNode+" and counted", func(ctx context.Context) (bool, error) {
-				pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-				if err != nil || len(pods.Items) != 1 || !podReady(pods.Items[0]) {
-					return false, nil
-				}
-				pod = pods.Items[0].Name
-				b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
-				return err == nil && b.Status.ObservedGeneration == 1 && b.Status.CurrentHealthy == 1, nil
-			})
+			cond := conditions.New(cfg.Client().Resources(ns))
+			var pods corev1.PodList
+			waitFor(ctx, t, 60*time.Second, "web Ready on "+powerNode, cond.ResourceListMatchN(&pods, 1, isReady))
+			waitFor(ctx, t, 30*time.Second, "web counted by its budget", cond.ResourceMatch(
+				&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}},
+				func(o k8s.Object) bool {
+					b := o.(*policyv1.PodDisruptionBudget)
+					return b.Status.ObservedGeneration == 1 && b.Status.CurrentHealthy == 1
+				}))
+			if len(pods.Items) != 1 {
+				t.Fatalf("pods of web: %v, want one", podNames(pods.Items))
+			}
+			pod := pods.Items[0].Name
 
 			// Power off: the node and the pod get the lab's mark, as
 			// lab/scripts/power.sh does. Power comes back when the test ends.
@@ -78,42 +85,21 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 					t.Fatalf("label %s %s: %v", kind, name, err)
 				}
 			}
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: powerNode}}
 			label("node", powerNode, "off")
 			label("pod", pod, "off")
 			t.Cleanup(func() {
 				label("pod", pod, "")
 				label("node", powerNode, "")
-				labenv.Poll(context.Background(), t, 60*time.Second, powerNode+" Ready and untainted again", func(ctx context.Context) (bool, error) {
-					n, err := k.CoreV1().Nodes().Get(ctx, powerNode, metav1.GetOptions{})
-					if err != nil {
-						return false, nil
-					}
-					for _, tn := range n.Spec.Taints {
-						if tn.Key == corev1.TaintNodeNotReady || tn.Key == corev1.TaintNodeUnreachable {
-							return false, nil
-						}
-					}
-					for _, c := range n.Status.Conditions {
-						if c.Type == corev1.NodeReady {
-							return c.Status == corev1.ConditionTrue, nil
-						}
-					}
-					return false, nil
-				})
+				waitFor(context.Background(), t, 60*time.Second, powerNode+" Ready and untainted again", cond.ResourceMatch(node, func(o k8s.Object) bool {
+					n := o.(*corev1.Node)
+					return !hasTaint(n, corev1.TaintNodeNotReady) && !hasTaint(n, corev1.TaintNodeUnreachable) && nodeReady(n)
+				}))
 			})
 			start := time.Now()
-			labenv.Poll(ctx, t, 60*time.Second, powerNode+" tainted not-ready", func(ctx context.Context) (bool, error) {
-				n, err := k.CoreV1().Nodes().Get(ctx, powerNode, metav1.GetOptions{})
-				if err != nil {
-					return false, nil
-				}
-				for _, tn := range n.Spec.Taints {
-					if tn.Key == corev1.TaintNodeNotReady {
-						return true, nil
-					}
-				}
-				return false, nil
-			})
+			waitFor(ctx, t, 60*time.Second, powerNode+" tainted not-ready", cond.ResourceMatch(node, func(o k8s.Object) bool {
+				return hasTaint(o.(*corev1.Node), corev1.TaintNodeNotReady)
+			}))
 			t.Logf("%s tainted not-ready %v after the power-off", powerNode, time.Since(start).Round(time.Second))
 
 			// The model before the node lifecycle controller gives up on
@@ -177,6 +163,21 @@ func deploymentOn(ns, node string) *appsv1.Deployment {
 			},
 		},
 	}
+}
+
+// hasTaint reports whether a node has a taint of the given key.
+func hasTaint(n *corev1.Node, key string) bool {
+	return slices.ContainsFunc(n.Spec.Taints, func(tn corev1.Taint) bool { return tn.Key == key })
+}
+
+// nodeReady reports whether a node's Ready condition is True.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 func podNames(pods []corev1.Pod) []string {

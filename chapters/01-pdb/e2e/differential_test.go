@@ -1,6 +1,6 @@
 //go:build e2e
 
-package pdb_test
+package e2e
 
 import (
 	"context"
@@ -26,6 +26,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/k8s/resources"
+	"sigs.k8s.io/e2e-framework/klient/wait"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
@@ -226,7 +230,7 @@ func TestDifferential(t *testing.T) {
 					s := generate(seed, n)
 					t.Run(fmt.Sprintf("case-%d", n), func(t *testing.T) {
 						t.Parallel()
-						res := play(ctx, t, k, s)
+						res := play(ctx, t, cfg, k, s)
 						mu.Lock()
 						defer mu.Unlock()
 						evictions += res.evictions
@@ -249,7 +253,7 @@ func TestDifferential(t *testing.T) {
 			if len(failed) > 0 {
 				slices.Sort(failed)
 				n := failed[0]
-				small := shrink(ctx, t, k, generate(seed, n))
+				small := shrink(ctx, t, cfg, k, generate(seed, n))
 				path := writeReplay(t, small)
 				t.Errorf("seed %d case %d shrunk to %d groups, %d budgets, %d steps: %s (run it alone with -run TestDifferentialReplay)",
 					seed, n, len(small.Groups), len(small.Budgets), len(small.Steps), path)
@@ -281,7 +285,7 @@ func TestDifferentialReplay(t *testing.T) {
 					if err := json.Unmarshal(data, &s); err != nil {
 						t.Fatalf("%s: %v", file, err)
 					}
-					res := play(ctx, t, k, s)
+					res := play(ctx, t, cfg, k, s)
 					t.Logf("%s: %d eviction answers, %d statuses compared, %d stale statuses seen", file, res.evictions, res.statuses, res.stale)
 					for _, m := range res.mismatches {
 						t.Errorf("%s: %s", file, m)
@@ -297,8 +301,8 @@ func TestDifferentialReplay(t *testing.T) {
 }
 
 // shrink drops parts of a failing scenario while it still fails.
-func shrink(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScenario) diffScenario {
-	fails := func(c diffScenario) bool { return len(play(ctx, t, k, c).mismatches) > 0 }
+func shrink(ctx context.Context, t *testing.T, cfg *envconf.Config, k kubernetes.Interface, s diffScenario) diffScenario {
+	fails := func(c diffScenario) bool { return len(play(ctx, t, cfg, k, c).mismatches) > 0 }
 	for tries := 0; tries < 25; {
 		progress := false
 		candidates := []diffScenario{}
@@ -361,9 +365,10 @@ func writeReplay(t *testing.T, s diffScenario) string {
 }
 
 // play runs one scenario on a namespace of its own and on the model.
-func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScenario) *diffResult {
+func play(ctx context.Context, t *testing.T, cfg *envconf.Config, k kubernetes.Interface, s diffScenario) *diffResult {
 	res := &diffResult{}
 	ns := labenv.Namespace(ctx, t, k, "pdb-diff-")
+	r := cfg.Client().Resources(ns)
 	defer k.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 
 	// The model: groups as controllers. Pods that start Ready come from
@@ -401,7 +406,7 @@ func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScena
 	// settled waits until every pod runs, no pod is being deleted, and the
 	// pods of the ready groups are Ready: the states the model has.
 	settled := func(what string) {
-		labenv.Poll(ctx, t, 60*time.Second, what, func(ctx context.Context) (bool, error) {
+		waitFor(ctx, t, 60*time.Second, what, func(ctx context.Context) (bool, error) {
 			pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, nil
@@ -443,7 +448,7 @@ func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScena
 			return
 		}
 		t.Logf("%s: %s: the late pods turn Ready before a late-ready step", ns, when)
-		waitLateReady(ctx, t, k, ns, s)
+		waitLateReady(ctx, t, r, s)
 		must(t, c.Advance(lateAfter))
 		late = true
 	}
@@ -485,7 +490,7 @@ func play(ctx context.Context, t *testing.T, k kubernetes.Interface, s diffScena
 			if late {
 				continue
 			}
-			waitLateReady(ctx, t, k, ns, s)
+			waitLateReady(ctx, t, r, s)
 			must(t, c.Advance(lateAfter))
 			late = true
 		}
@@ -561,31 +566,31 @@ func compareStatuses(ctx context.Context, t *testing.T, k kubernetes.Interface, 
 		}
 		// A stale status never converges: a budget that may be stale gets
 		// a shorter wait before it is judged as one.
-		wait := 8 * time.Second
+		patience := 8 * time.Second
 		if slices.Contains(stale, name) {
-			wait = 4 * time.Second
+			patience = 4 * time.Second
 		}
-		deadline := time.Now().Add(wait)
-		for {
+		var observed bool
+		var getErr error
+		err := wait.For(func(ctx context.Context) (bool, error) {
 			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
-				t.Fatal(err)
+				getErr = err
+				return false, err
 			}
 			got, gen = b.Status, b.Generation
-			observed := got.ObservedGeneration == gen && gen == mb.Generation
-			if observed && exact() {
-				break
-			}
-			if time.Now().After(deadline) {
-				if observed && plausibleStale() {
-					res.stale++
-					break
-				}
-				res.mismatch("%s: budget %s (%s): server status expected %d, desired %d, healthy %d, allowed %d, disruptedPods %d, observedGeneration %d of %d; model %s, disruptedPods %d, generation %d",
-					when, name, mb.Spec(), got.ExpectedPods, got.DesiredHealthy, got.CurrentHealthy, got.DisruptionsAllowed, len(got.DisruptedPods), got.ObservedGeneration, gen, want, len(want.DisruptedPods), mb.Generation)
-				break
-			}
-			time.Sleep(250 * time.Millisecond)
+			observed = got.ObservedGeneration == gen && gen == mb.Generation
+			return observed && exact(), nil
+		}, wait.WithContext(ctx), wait.WithTimeout(patience), wait.WithInterval(250*time.Millisecond), wait.WithImmediate())
+		switch {
+		case getErr != nil:
+			t.Fatal(getErr)
+		case err == nil:
+		case observed && plausibleStale():
+			res.stale++
+		default:
+			res.mismatch("%s: budget %s (%s): server status expected %d, desired %d, healthy %d, allowed %d, disruptedPods %d, observedGeneration %d of %d; model %s, disruptedPods %d, generation %d",
+				when, name, mb.Spec(), got.ExpectedPods, got.DesiredHealthy, got.CurrentHealthy, got.DisruptionsAllowed, len(got.DisruptedPods), got.ObservedGeneration, gen, want, len(want.DisruptedPods), mb.Generation)
 		}
 		res.statuses++
 	}
@@ -767,24 +772,16 @@ func lateDueWithin(ctx context.Context, t *testing.T, k kubernetes.Interface, ns
 	return false
 }
 
-func waitLateReady(ctx context.Context, t *testing.T, k kubernetes.Interface, ns string, s diffScenario) {
+// waitLateReady waits until every pod of the late groups is Ready.
+func waitLateReady(ctx context.Context, t *testing.T, r *resources.Resources, s diffScenario) {
 	want := 0
 	for _, g := range s.Groups {
 		if g.Class == classLate {
 			want += g.Replicas
 		}
 	}
-	labenv.Poll(ctx, t, 60*time.Second, "every late pod Ready", func(ctx context.Context) (bool, error) {
-		pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "class=" + classLate})
-		if err != nil {
-			return false, nil
-		}
-		n := 0
-		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil && podReady(p) {
-				n++
-			}
-		}
-		return n == want, nil
-	})
+	cond := conditions.New(r)
+	waitFor(ctx, t, 60*time.Second, "every late pod Ready", cond.ResourceListMatchN(&corev1.PodList{}, want, func(o k8s.Object) bool {
+		return o.GetDeletionTimestamp() == nil && isReady(o)
+	}, resources.WithLabelSelector("class="+classLate)))
 }

@@ -1,0 +1,89 @@
+//go:build e2e
+
+// Package e2e compares chapter 1's model of PodDisruptionBudgets with the
+// real control plane. It builds states on the lab cluster and in the model
+// and asks both for a dry-run eviction (TestModelMatchesEvictionAPI); plays
+// random deployments, budgets and steps on both, from a seed
+// (TestDifferential, TestDifferentialReplay); and shows on the real
+// controllers what the chapter claims of them: two budgets over one pod go
+// stale (TestOverlappingBudgetsGoStale), a power loss neither deletes nor
+// replaces a pod and its budget still counts it
+// (TestPowerLossKeepsPodOnCluster), and validation refuses a negative
+// disruptionsAllowed (TestNegativeStatusRefused). It needs a lab cluster:
+// $KUBECONFIG and $OPSLAB_CONTEXT (default kwok-opslab) name it.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/wait"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
+	"sigs.k8s.io/e2e-framework/pkg/env"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/envfuncs"
+
+	"github.com/opslab/opslab/lab/labenv"
+)
+
+var testenv env.Environment
+
+// TestMain runs the tests against the lab cluster, with a namespace of
+// their own for the run (cfg.Namespace()) that goes when they end. A test
+// whose budgets select every pod of a namespace makes one more for them.
+func TestMain(m *testing.M) {
+	testenv = env.NewWithConfig(labenv.Config())
+	ns := envconf.RandomName("pdb-e2e", 16)
+	testenv.Setup(envfuncs.CreateNamespace(ns), serviceAccountReady(ns))
+	testenv.Finish(envfuncs.DeleteNamespace(ns))
+	os.Exit(testenv.Run(m))
+}
+
+// serviceAccountReady waits for the namespace's service account "default":
+// the service account controller adds it a moment after the namespace, and
+// until then the ReplicaSet controller's pods are refused.
+func serviceAccountReady(ns string) env.Func {
+	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
+		err := wait.For(conditions.New(cfg.Client().Resources()).ResourceMatch(sa, func(k8s.Object) bool { return true }),
+			wait.WithContext(ctx), wait.WithTimeout(60*time.Second), wait.WithInterval(250*time.Millisecond), wait.WithImmediate())
+		if err != nil {
+			return ctx, fmt.Errorf("service account %s/default: not within 60s: %w", ns, err)
+		}
+		return ctx, nil
+	}
+}
+
+// waitFor waits until cond holds, asking every 250 ms, and fails the test
+// after timeout naming what it waited for; cond's error ends the wait at
+// once.
+func waitFor(ctx context.Context, t testing.TB, timeout time.Duration, what string, cond func(context.Context) (bool, error)) {
+	t.Helper()
+	err := wait.For(cond, wait.WithContext(ctx), wait.WithTimeout(timeout), wait.WithInterval(250*time.Millisecond), wait.WithImmediate())
+	if err != nil {
+		t.Fatalf("%s: not within %v: %v", what, timeout, err)
+	}
+}
+
+// podReady reports whether a pod's Ready condition is True.
+func podReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// isReady is podReady for e2e-framework's conditions, which hand over
+// objects.
+func isReady(o k8s.Object) bool { return podReady(*o.(*corev1.Pod)) }
+
+// running reports whether a pod runs, Ready or not.
+func running(o k8s.Object) bool { return o.(*corev1.Pod).Status.Phase == corev1.PodRunning }
