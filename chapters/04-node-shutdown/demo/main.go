@@ -20,14 +20,14 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 )
 
 // dropIn is the drop-in Debian's unattended-upgrades package ships.
 const dropIn = "unattended-upgrades-logind-maxdelay.conf"
 
 func plan(in js.Value) (any, error) {
-	var s graceful.Settings
+	var s shutdown.Settings
 	if in.Get("mode").String() == "two" {
 		s.ShutdownGracePeriod = time.Duration(in.Get("grace").Int()) * time.Second
 		s.ShutdownGracePeriodCriticalPods = time.Duration(in.Get("critical").Int()) * time.Second
@@ -35,33 +35,33 @@ func plan(in js.Value) (any, error) {
 		rows := in.Get("table")
 		for i := range rows.Length() {
 			r := rows.Index(i)
-			s.ShutdownGracePeriodByPodPriority = append(s.ShutdownGracePeriodByPodPriority, graceful.Group{
+			s.ShutdownGracePeriodByPodPriority = append(s.ShutdownGracePeriodByPodPriority, shutdown.Group{
 				Priority: int32(r.Get("priority").Int()), Seconds: int64(r.Get("seconds").Int()),
 			})
 		}
 	}
-	cfg, err := graceful.Validate(s)
+	cfg, err := shutdown.Validate(s)
 	if err != nil {
 		return nil, errors.New("the kubelet refuses this configuration: " + err.Error())
 	}
-	var pods []graceful.Pod
+	var pods []shutdown.Pod
 	ps := in.Get("pods")
 	for i := range ps.Length() {
 		p := ps.Index(i)
 		grace := int64(p.Get("grace").Int())
-		pods = append(pods, graceful.Pod{Name: p.Get("name").String(), Priority: int32(p.Get("priority").Int()), TerminationGracePeriodSeconds: &grace})
+		pods = append(pods, shutdown.Pod{Name: p.Get("name").String(), Priority: int32(p.Get("priority").Int()), TerminationGracePeriodSeconds: &grace})
 	}
-	pl := graceful.NewPlan(cfg, pods)
+	pl := shutdown.NewPlan(cfg, pods)
 
-	var files []graceful.LogindFile
+	var files []shutdown.LogindFile
 	if in.Get("dropIn").Bool() {
-		files = append(files, graceful.LogindFile{Layer: graceful.Lib, Name: dropIn,
+		files = append(files, shutdown.LogindFile{Layer: shutdown.Lib, Name: dropIn,
 			Content: "[Login]\nInhibitDelayMaxSec=" + strconv.Itoa(in.Get("dropInSeconds").Int()) + "\n"})
 		if in.Get("masked").Bool() {
-			files = append(files, graceful.LogindFile{Layer: graceful.Etc, Name: dropIn, Masked: true})
+			files = append(files, shutdown.LogindFile{Layer: shutdown.Etc, Name: dropIn, Masked: true})
 		}
 	}
-	rep := graceful.CheckLogind(files, pl.Requested)
+	rep := shutdown.CheckLogind(files, pl.Requested)
 
 	var groups []any
 	for _, g := range pl.Groups {

@@ -20,7 +20,7 @@ import (
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
-	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	"github.com/opslab/opslab/chapters/04-node-shutdown/kube"
 	"github.com/opslab/opslab/lab/differential"
 )
 
@@ -32,7 +32,7 @@ type Case struct {
 	Name    string                              `json:"name,omitempty"`
 	Kubelet kubeletv1beta1.KubeletConfiguration `json:"kubelet"`
 	Pods    []v1.Pod                            `json:"pods,omitempty"`
-	Logind  []graceful.LogindFile               `json:"logind,omitempty"`
+	Logind  []shutdown.LogindFile               `json:"logind,omitempty"`
 }
 
 // Counts of what a run compared, for its log line.
@@ -60,7 +60,7 @@ func compare(t testing.TB, c Case, n *tally) []string {
 	for i := range want {
 		want[i] = braces.ReplaceAllString(want[i], "$1")
 	}
-	cfg, err := shutdown.Validate(kc)
+	cfg, err := kube.Validate(kc)
 	var got []string
 	if err != nil {
 		got = strings.Split(err.Error(), "\n")
@@ -98,7 +98,7 @@ func compare(t testing.TB, c Case, n *tally) []string {
 
 	// 3. logind at start-up.
 	ka := kubeletLogind(c.Logind, kp.Requested)
-	mr := graceful.CheckLogind(c.Logind, cfg.Total())
+	mr := shutdown.CheckLogind(c.Logind, cfg.Total())
 	ma := logindAnswer{Before: mr.Before.Value, After: mr.After.Value, Writes: mr.KubeletWrites, Conflict: mr.Conflict}
 	if d := cmp.Diff(ka, ma); d != "" {
 		diffs = append(diffs, "logind (-kubelet +model):\n"+d)
@@ -300,7 +300,7 @@ func smaller(c Case) []Case {
 // model's could part: duplicates, zero, negative, sub-second and huge
 // numbers, the edges of int32 priorities, and logind's infinity.
 var (
-	priorities = []int32{math.MinInt32, -10, 0, 0, 5, 1000, 1000, 10000, 100000, 1_000_000_000, graceful.CriticalPriority, graceful.CriticalPriority + 1000, math.MaxInt32}
+	priorities = []int32{math.MinInt32, -10, 0, 0, 5, 1000, 1000, 10000, 100000, 1_000_000_000, shutdown.CriticalPriority, shutdown.CriticalPriority + 1000, math.MaxInt32}
 	bigSeconds = []int64{0, 1, 10_000_000_000, 9_223_372_036, 9_223_372_037, 18_446_744_074, math.MaxInt64 / 2, math.MaxInt64}
 	logindVals = []string{"", "0", "5", "30", "45", "90", "600", "infinity", "1min 30s", "1.5s", "4733640001", "9467280000", "soon"}
 	dropIns    = []string{"10-a.conf", "99-kubelet.conf", "unattended-upgrades-logind-maxdelay.conf", "zz-b.conf", "notes.txt"}
@@ -403,12 +403,12 @@ func generate(r *rand.Rand) Case {
 		c.Pods = append(c.Pods, p)
 	}
 	if r.IntN(2) == 0 {
-		c.Logind = append(c.Logind, graceful.LogindFile{Layer: pick(r, []graceful.Layer{graceful.Etc, graceful.Lib}), Name: "logind.conf", Content: "[Login]\nInhibitDelayMaxSec=" + pick(r, logindVals) + "\n"})
+		c.Logind = append(c.Logind, shutdown.LogindFile{Layer: pick(r, []shutdown.Layer{shutdown.Etc, shutdown.Lib}), Name: "logind.conf", Content: "[Login]\nInhibitDelayMaxSec=" + pick(r, logindVals) + "\n"})
 	}
 	for range r.IntN(4) {
-		f := graceful.LogindFile{Layer: pick(r, []graceful.Layer{graceful.Etc, graceful.Run, graceful.Lib}), Name: pick(r, dropIns)}
+		f := shutdown.LogindFile{Layer: pick(r, []shutdown.Layer{shutdown.Etc, shutdown.Run, shutdown.Lib}), Name: pick(r, dropIns)}
 		if r.IntN(6) == 0 {
-			f.Layer, f.Masked = graceful.Etc, true
+			f.Layer, f.Masked = shutdown.Etc, true
 		} else {
 			f.Content = "[Login]\nInhibitDelayMaxSec=" + pick(r, logindVals) + "\n"
 		}

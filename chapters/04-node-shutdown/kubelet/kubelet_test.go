@@ -31,7 +31,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
-	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	"github.com/opslab/opslab/chapters/04-node-shutdown/kube"
 )
 
 // The three gates the chapter models, as the kubelet names them.
@@ -134,7 +134,7 @@ func inModelWords(rs []string) []string {
 // is asked to stop in.
 type kubeletPlan struct {
 	Enabled   bool
-	Groups    []graceful.Group
+	Groups    []shutdown.Group
 	Requested time.Duration
 	PodsIn    [][]string
 	Asked     map[string]int64
@@ -187,7 +187,7 @@ func runKubelet(t testing.TB, kc *kubeletv1beta1.KubeletConfiguration, pods []*v
 	pm := newPodManager(managerConfig(kc, kill, t.TempDir()))
 	sorted := sortedGroups(pm)
 	for _, g := range sorted {
-		out.Groups = append(out.Groups, graceful.Group{Priority: g.Priority, Seconds: g.ShutdownGracePeriodSeconds})
+		out.Groups = append(out.Groups, shutdown.Group{Priority: g.Priority, Seconds: g.ShutdownGracePeriodSeconds})
 	}
 	out.Requested = periodRequested(pm)
 	for _, g := range groupByPriority(sorted, pods) {
@@ -247,8 +247,8 @@ func apiPod(p *v1.Pod) *v1.Pod {
 
 // modelPlan is the model's answer in the shape of kubeletPlan, from the
 // chapter's API layer (shutdown.Validate, shutdown.NewPlan).
-func modelPlan(c graceful.Config, pods []*v1.Pod) (kubeletPlan, error) {
-	p, err := shutdown.NewPlan(c, pods)
+func modelPlan(c shutdown.Config, pods []*v1.Pod) (kubeletPlan, error) {
+	p, err := kube.NewPlan(c, pods)
 	if err != nil {
 		return kubeletPlan{}, err
 	}
@@ -277,18 +277,18 @@ func modelPlan(c graceful.Config, pods []*v1.Pod) (kubeletPlan, error) {
 // through the kubelet's own CurrentInhibitDelay, on a fake bus that reports
 // InhibitDelayMaxUSec as logind would.
 type fakeLogind struct {
-	files []graceful.LogindFile
+	files []shutdown.LogindFile
 	wrote *time.Duration
 }
 
 func (f *fakeLogind) usec() uint64 {
 	files := slices.Clone(f.files)
 	if f.wrote != nil {
-		files = slices.DeleteFunc(files, func(l graceful.LogindFile) bool { return l.Layer == graceful.Etc && l.Name == graceful.KubeletDropIn })
+		files = slices.DeleteFunc(files, func(l shutdown.LogindFile) bool { return l.Layer == shutdown.Etc && l.Name == shutdown.KubeletDropIn })
 		// The content upstream's OverrideInhibitDelay writes.
-		files = append(files, graceful.LogindFile{Layer: graceful.Etc, Name: graceful.KubeletDropIn, Content: fmt.Sprintf("# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=%.0f\n", f.wrote.Seconds())})
+		files = append(files, shutdown.LogindFile{Layer: shutdown.Etc, Name: shutdown.KubeletDropIn, Content: fmt.Sprintf("# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=%.0f\n", f.wrote.Seconds())})
 	}
-	return graceful.EffectiveInhibitDelay(files).USec
+	return shutdown.EffectiveInhibitDelay(files).USec
 }
 
 func (f *fakeLogind) CurrentInhibitDelay() (time.Duration, error) {
@@ -329,7 +329,7 @@ type logindAnswer struct {
 	Conflict      bool
 }
 
-func kubeletLogind(files []graceful.LogindFile, requested time.Duration) logindAnswer {
+func kubeletLogind(files []shutdown.LogindFile, requested time.Duration) logindAnswer {
 	f := &fakeLogind{files: files}
 	var a logindAnswer
 	a.Before, _ = f.CurrentInhibitDelay()
@@ -345,7 +345,7 @@ func kubeletLogind(files []graceful.LogindFile, requested time.Duration) logindA
 
 // startKubelet runs the kubelet's real NewManager and Start for kc against
 // a fake logind serving files, and returns Start's error.
-func startKubelet(t testing.TB, kc *kubeletv1beta1.KubeletConfiguration, files []graceful.LogindFile) (error, *fakeLogind) {
+func startKubelet(t testing.TB, kc *kubeletv1beta1.KubeletConfiguration, files []shutdown.LogindFile) (error, *fakeLogind) {
 	t.Helper()
 	gateMu.Lock()
 	defer gateMu.Unlock()

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 )
 
 func twoValues(total, critical time.Duration) kubeletv1beta1.KubeletConfiguration {
@@ -38,17 +38,17 @@ func ptr[T any](v T) *T { return &v }
 // pkg/kubelet/apis/config/validation/validation_test.go, v1.36.3) to the
 // kubelet's code and to the model, and compares every answer.
 func TestKubeletTables(t *testing.T) {
-	const critical = graceful.CriticalPriority
+	const critical = shutdown.CriticalPriority
 	normal, crit := makePod("normal-pod-nil-grace-period", 0, nil), makePod("critical-pod-nil-grace-period", critical, nil)
 	normalShort, critShort := makePod("normal-pod-grace-period", 0, ptr[int64](2)), makePod("critical-pod-grace-period", critical, ptr[int64](2))
 	normalLong := makePod("normal-pod-long-grace-period", 0, ptr[int64](1000))
-	logind := func(seconds string) []graceful.LogindFile {
-		return []graceful.LogindFile{{Layer: graceful.Etc, Name: "logind.conf", Content: "[Login]\nInhibitDelayMaxSec=" + seconds + "\n"}}
+	logind := func(seconds string) []shutdown.LogindFile {
+		return []shutdown.LogindFile{{Layer: shutdown.Etc, Name: "logind.conf", Content: "[Login]\nInhibitDelayMaxSec=" + seconds + "\n"}}
 	}
 	// TestManager's "override unsuccessful": logind keeps its value whatever
 	// the kubelet writes; here a drop-in that sorts after the kubelet's.
-	pinned := func(seconds string) []graceful.LogindFile {
-		return append(logind(seconds), graceful.LogindFile{Layer: graceful.Etc, Name: "zz-pin.conf", Content: "[Login]\nInhibitDelayMaxSec=" + seconds + "\n"})
+	pinned := func(seconds string) []shutdown.LogindFile {
+		return append(logind(seconds), shutdown.LogindFile{Layer: shutdown.Etc, Name: "zz-pin.conf", Content: "[Login]\nInhibitDelayMaxSec=" + seconds + "\n"})
 	}
 	offGates := map[string]bool{"GracefulNodeShutdown": false, "GracefulNodeShutdownBasedOnPodPriority": false, "WindowsGracefulNodeShutdown": false}
 	cases := []Case{
@@ -117,28 +117,28 @@ func TestKubeletTables(t *testing.T) {
 // exists at all, and checks CheckLogind says the same. Each refusal costs the
 // kubelet's backoff, about 3 s.
 func TestKubeletStart(t *testing.T) {
-	etc := func(name, value string) graceful.LogindFile {
-		return graceful.LogindFile{Layer: graceful.Etc, Name: name, Content: "[Login]\nInhibitDelayMaxSec=" + value + "\n"}
+	etc := func(name, value string) shutdown.LogindFile {
+		return shutdown.LogindFile{Layer: shutdown.Etc, Name: name, Content: "[Login]\nInhibitDelayMaxSec=" + value + "\n"}
 	}
-	uu := graceful.LogindFile{Layer: graceful.Lib, Name: "unattended-upgrades-logind-maxdelay.conf", Content: "[Login]\nInhibitDelayMaxSec=30\n"}
+	uu := shutdown.LogindFile{Layer: shutdown.Lib, Name: "unattended-upgrades-logind-maxdelay.conf", Content: "[Login]\nInhibitDelayMaxSec=30\n"}
 	tests := []struct {
 		name, reason string
 		kc           kubeletv1beta1.KubeletConfiguration
-		files        []graceful.LogindFile
+		files        []shutdown.LogindFile
 		wantWrites   bool
 		wantErr      string
 	}{
 		{name: "fits", reason: "logind's 40 s cover 30 s: nothing written",
-			kc: twoValues(30*time.Second, 10*time.Second), files: []graceful.LogindFile{etc("logind.conf", "40")}},
+			kc: twoValues(30*time.Second, 10*time.Second), files: []shutdown.LogindFile{etc("logind.conf", "40")}},
 		{name: "default 5s", reason: "the kubelet raises logind's 5 s",
 			kc: twoValues(30*time.Second, 10*time.Second), wantWrites: true},
 		{name: "unattended-upgrades", reason: "its drop-in sorts after 99-kubelet.conf and keeps 30 s",
-			kc: twoValues(45*time.Second, 15*time.Second), files: []graceful.LogindFile{uu}, wantWrites: true,
+			kc: twoValues(45*time.Second, 15*time.Second), files: []shutdown.LogindFile{uu}, wantWrites: true,
 			wantErr: "node shutdown manager was timed out after 5 attempts waiting for logind InhibitDelayMaxSec to update to 45s (ShutdownGracePeriod), current value is 30s"},
 		{name: "infinity", reason: "infinity reads as -1µs: the kubelet writes its drop-in over it",
-			kc: twoValues(45*time.Second, 15*time.Second), files: []graceful.LogindFile{etc("logind.conf", "infinity")}, wantWrites: true},
+			kc: twoValues(45*time.Second, 15*time.Second), files: []shutdown.LogindFile{etc("logind.conf", "infinity")}, wantWrites: true},
 		{name: "infinity after 99-kubelet.conf", reason: "infinity again after the kubelet's drop-in: still -1µs, the manager does not start",
-			kc: twoValues(45*time.Second, 15*time.Second), files: []graceful.LogindFile{etc("logind.conf", "infinity"), etc("zz-forever.conf", "infinity")}, wantWrites: true,
+			kc: twoValues(45*time.Second, 15*time.Second), files: []shutdown.LogindFile{etc("logind.conf", "infinity"), etc("zz-forever.conf", "infinity")}, wantWrites: true,
 			wantErr: "node shutdown manager was timed out after 5 attempts waiting for logind InhibitDelayMaxSec to update to 45s (ShutdownGracePeriod), current value is -1µs"},
 		{name: "150 years", reason: "past 2^53 ns logind's microseconds still read back exactly",
 			kc: table(nil, [2]int64{0, 4_733_640_001}), wantWrites: true},
@@ -153,16 +153,16 @@ func TestKubeletStart(t *testing.T) {
 			if gotErr != tt.wantErr || (f.wrote != nil) != tt.wantWrites {
 				t.Errorf("kubelet Start = %q, wrote %v; want %q, wrote %v (%s)", gotErr, f.wrote != nil, tt.wantErr, tt.wantWrites, tt.reason)
 			}
-			var s graceful.Settings
+			var s shutdown.Settings
 			s.ShutdownGracePeriod, s.ShutdownGracePeriodCriticalPods = tt.kc.ShutdownGracePeriod.Duration, tt.kc.ShutdownGracePeriodCriticalPods.Duration
 			for _, p := range tt.kc.ShutdownGracePeriodByPodPriority {
-				s.ShutdownGracePeriodByPodPriority = append(s.ShutdownGracePeriodByPodPriority, graceful.Group{Priority: p.Priority, Seconds: p.ShutdownGracePeriodSeconds})
+				s.ShutdownGracePeriodByPodPriority = append(s.ShutdownGracePeriodByPodPriority, shutdown.Group{Priority: p.Priority, Seconds: p.ShutdownGracePeriodSeconds})
 			}
-			cfg, verr := graceful.Validate(s)
+			cfg, verr := shutdown.Validate(s)
 			if verr != nil {
 				t.Fatal(verr)
 			}
-			r := graceful.CheckLogind(tt.files, cfg.Total())
+			r := shutdown.CheckLogind(tt.files, cfg.Total())
 			if r.KubeletWrites != tt.wantWrites || r.Conflict != (tt.wantErr != "") {
 				t.Errorf("CheckLogind = writes %v, conflict %v; the kubelet wrote %v and failed %v (%s)", r.KubeletWrites, r.Conflict, tt.wantWrites, tt.wantErr != "", tt.reason)
 			}

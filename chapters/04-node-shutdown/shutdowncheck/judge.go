@@ -11,7 +11,7 @@ import (
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
-	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	"github.com/opslab/opslab/chapters/04-node-shutdown/kube"
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
 )
@@ -21,7 +21,7 @@ const (
 	// DatabasePriority is the priority the lab gives the database's pods.
 	DatabasePriority int32 = 100000
 	// SystemNodeCritical is the priority of system-node-critical pods.
-	SystemNodeCritical = graceful.CriticalPriority + 1000
+	SystemNodeCritical = shutdown.CriticalPriority + 1000
 	wantRegular        = 20 * time.Second
 	wantDatabase       = 30 * time.Second
 	wantCritical       = 10 * time.Second
@@ -29,10 +29,10 @@ const (
 
 // nodeLogind is logind's configuration on the lab's nodes: Debian's
 // logind.conf with every line commented out, and unattended-upgrades' drop-in.
-func nodeLogind() []graceful.LogindFile {
-	return []graceful.LogindFile{
-		{Layer: graceful.Etc, Name: "logind.conf", Content: "[Login]\n#InhibitDelayMaxSec=5\n"},
-		{Layer: graceful.Lib, Name: "unattended-upgrades-logind-maxdelay.conf", Content: "[Login]\nInhibitDelayMaxSec=30\n"},
+func nodeLogind() []shutdown.LogindFile {
+	return []shutdown.LogindFile{
+		{Layer: shutdown.Etc, Name: "logind.conf", Content: "[Login]\n#InhibitDelayMaxSec=5\n"},
+		{Layer: shutdown.Lib, Name: "unattended-upgrades-logind-maxdelay.conf", Content: "[Login]\nInhibitDelayMaxSec=30\n"},
 	}
 }
 
@@ -53,7 +53,7 @@ func judgeConfig(data map[string]string) labcheck.Result {
 	if kc.Kind != "KubeletConfiguration" || kc.APIVersion != "kubelet.config.k8s.io/v1beta1" {
 		return labcheck.Failf("kubelet.yaml has kind %q, apiVersion %q; want KubeletConfiguration, kubelet.config.k8s.io/v1beta1", kc.Kind, kc.APIVersion)
 	}
-	cfg, err := shutdown.Validate(&kc)
+	cfg, err := kube.Validate(&kc)
 	if err != nil {
 		return labcheck.Failf("the kubelet refuses kubelet.yaml: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
@@ -70,7 +70,7 @@ func judgeConfig(data map[string]string) labcheck.Result {
 		want     time.Duration
 	}
 	asks := []ask{{"regular pods", 0, wantRegular}, {"the database", DatabasePriority, wantDatabase}, {"system-node-critical pods", SystemNodeCritical, wantCritical}}
-	var groups []graceful.Group
+	var groups []shutdown.Group
 	for _, a := range asks {
 		g, _ := cfg.GroupFor(a.priority)
 		got := time.Duration(g.Seconds) * time.Second
@@ -96,15 +96,15 @@ func judgeConfig(data map[string]string) labcheck.Result {
 		switch {
 		case key == "masked":
 			for _, name := range strings.Fields(value) {
-				files = append(files, graceful.LogindFile{Layer: graceful.Etc, Name: name, Masked: true})
+				files = append(files, shutdown.LogindFile{Layer: shutdown.Etc, Name: name, Masked: true})
 				r.Seen("/etc/systemd/logind.conf.d/%s is a link to /dev/null", name)
 			}
 		case strings.HasSuffix(key, ".conf"):
-			files = append(files, graceful.LogindFile{Layer: graceful.Etc, Name: key, Content: value})
+			files = append(files, shutdown.LogindFile{Layer: shutdown.Etc, Name: key, Content: value})
 			r.Seen("/etc/systemd/logind.conf.d/%s added", key)
 		}
 	}
-	lr := graceful.CheckLogind(files, cfg.Total())
+	lr := shutdown.CheckLogind(files, cfg.Total())
 	r.Seen("the kubelet asks logind for %v; logind allows %v", lr.Requested, lr.After)
 	if lr.Conflict {
 		r.Message = fmt.Sprintf("logind allows %v, less than the %v the kubelet needs: its shutdown manager would not start (%s)", lr.After.Value, lr.Requested, lr.After.From)

@@ -48,7 +48,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
-	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	"github.com/opslab/opslab/chapters/04-node-shutdown/kube"
 )
 
 const name = "shutdown-plan"
@@ -113,7 +113,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	cfg, err := shutdown.Validate(kc)
+	cfg, err := kube.Validate(kc)
 	if err != nil {
 		var lines []string
 		for _, line := range strings.Split(err.Error(), "\n") {
@@ -133,12 +133,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	pods = active(pods, namespace, node)
 
-	var logind []graceful.LogindFile
+	var logind []shutdown.LogindFile
 	if logindDir != "" {
-		logind, err = readLogindDir(logindDir, graceful.Etc)
+		logind, err = readLogindDir(logindDir, shutdown.Etc)
 		if err == nil && vendorDir != "" {
-			var vendor []graceful.LogindFile
-			vendor, err = readLogindDir(vendorDir, graceful.Lib)
+			var vendor []shutdown.LogindFile
+			vendor, err = readLogindDir(vendorDir, shutdown.Lib)
 			logind = append(logind, vendor...)
 		}
 		if err != nil {
@@ -146,7 +146,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	plan, err := shutdown.NewPlan(cfg, pods)
+	plan, err := kube.NewPlan(cfg, pods)
 	if err != nil {
 		return fail(err)
 	}
@@ -159,7 +159,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "\nlogind: the kubelet asks for nothing: graceful shutdown is off")
 		return 0
 	}
-	r := graceful.CheckLogind(logind, cfg.Total())
+	r := shutdown.CheckLogind(logind, cfg.Total())
 	printLogind(stdout, r)
 	if r.Conflict {
 		if r.After.Infinite {
@@ -291,11 +291,11 @@ func active(pods []*corev1.Pod, namespace, node string) []*corev1.Pod {
 	return out
 }
 
-func readLogindDir(dir string, layer graceful.Layer) ([]graceful.LogindFile, error) {
+func readLogindDir(dir string, layer shutdown.Layer) ([]shutdown.LogindFile, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("logind directory %s: not a directory", dir)
 	}
-	var out []graceful.LogindFile
+	var out []shutdown.LogindFile
 	add := func(path, name string) error {
 		st, err := os.Lstat(path)
 		if err != nil {
@@ -303,7 +303,7 @@ func readLogindDir(dir string, layer graceful.Layer) ([]graceful.LogindFile, err
 		}
 		if st.Mode()&os.ModeSymlink != 0 {
 			if target, err := os.Readlink(path); err == nil && target == "/dev/null" {
-				out = append(out, graceful.LogindFile{Layer: layer, Name: name, Masked: true})
+				out = append(out, shutdown.LogindFile{Layer: layer, Name: name, Masked: true})
 				return nil
 			}
 		}
@@ -311,7 +311,7 @@ func readLogindDir(dir string, layer graceful.Layer) ([]graceful.LogindFile, err
 		if err != nil {
 			return fmt.Errorf("cannot read %s: %v", path, err)
 		}
-		out = append(out, graceful.LogindFile{Layer: layer, Name: name, Content: string(data)})
+		out = append(out, shutdown.LogindFile{Layer: layer, Name: name, Content: string(data)})
 		return nil
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "logind.conf")); err == nil {
@@ -331,7 +331,7 @@ func readLogindDir(dir string, layer graceful.Layer) ([]graceful.LogindFile, err
 	return out, nil
 }
 
-func printPlan(w io.Writer, cfg graceful.Config, plan graceful.Plan) {
+func printPlan(w io.Writer, cfg shutdown.Config, plan shutdown.Plan) {
 	if !cfg.Enabled {
 		fmt.Fprintln(w, "graceful node shutdown is off: shutdownGracePeriod and shutdownGracePeriodCriticalPods are both 0 and there is no shutdownGracePeriodByPodPriority")
 		return
@@ -374,7 +374,7 @@ func printPlan(w io.Writer, cfg graceful.Config, plan graceful.Plan) {
 	fmt.Fprintf(w, "\nevery pod is gone by %v if each uses all of its grace\n", plan.End)
 }
 
-func printLogind(w io.Writer, r graceful.LogindReport) {
+func printLogind(w io.Writer, r shutdown.LogindReport) {
 	fmt.Fprintln(w)
 	for _, n := range r.Before.Notes {
 		fmt.Fprintf(w, "logind: %s\n", n)
@@ -384,7 +384,7 @@ func printLogind(w io.Writer, r graceful.LogindReport) {
 		fmt.Fprintf(w, "logind: the kubelet reads infinity as %v\n", r.Before.Value)
 	}
 	if r.KubeletWrites {
-		fmt.Fprintf(w, "logind: the kubelet needs %v and writes /etc/systemd/logind.conf.d/%s\n", r.Requested, graceful.KubeletDropIn)
+		fmt.Fprintf(w, "logind: the kubelet needs %v and writes /etc/systemd/logind.conf.d/%s\n", r.Requested, shutdown.KubeletDropIn)
 		fmt.Fprintf(w, "logind: then InhibitDelayMaxSec is %v\n", r.After)
 	}
 	if !r.Conflict {

@@ -1,4 +1,4 @@
-package shutdown
+package kube
 
 import (
 	"testing"
@@ -9,31 +9,31 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/opslab/opslab/chapters/04-node-shutdown/graceful"
+	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 )
 
 // TestValidateReadsKubeletConfiguration: Validate hands the shutdown fields and
-// the feature gates of a KubeletConfiguration to graceful.Validate.
+// the feature gates of a KubeletConfiguration to shutdown.Validate.
 func TestValidateReadsKubeletConfiguration(t *testing.T) {
 	tests := []struct {
 		name, reason string
 		kc           *kubeletv1beta1.KubeletConfiguration
-		want         graceful.Config
+		want         shutdown.Config
 		wantErr      string
 	}{
 		{name: "defaults", reason: "an empty configuration leaves graceful shutdown off",
-			kc: &kubeletv1beta1.KubeletConfiguration{}, want: graceful.Config{}},
+			kc: &kubeletv1beta1.KubeletConfiguration{}, want: shutdown.Config{}},
 		{name: "two values", reason: "shutdownGracePeriod and shutdownGracePeriodCriticalPods become two groups",
 			kc: &kubeletv1beta1.KubeletConfiguration{
 				ShutdownGracePeriod:             metav1.Duration{Duration: 30 * time.Second},
 				ShutdownGracePeriodCriticalPods: metav1.Duration{Duration: 10 * time.Second},
 			},
-			want: graceful.Config{Enabled: true, Groups: []graceful.Group{{Priority: graceful.RegularPriority, Seconds: 20}, {Priority: graceful.CriticalPriority, Seconds: 10}}}},
+			want: shutdown.Config{Enabled: true, Groups: []shutdown.Group{{Priority: shutdown.RegularPriority, Seconds: 20}, {Priority: shutdown.CriticalPriority, Seconds: 10}}}},
 		{name: "priority table", reason: "each entry of shutdownGracePeriodByPodPriority becomes a group, lowest priority first",
 			kc: &kubeletv1beta1.KubeletConfiguration{ShutdownGracePeriodByPodPriority: []kubeletv1beta1.ShutdownGracePeriodByPodPriority{
 				{Priority: 100000, ShutdownGracePeriodSeconds: 30}, {Priority: 0, ShutdownGracePeriodSeconds: 20},
 			}},
-			want: graceful.Config{Enabled: true, ByPriority: true, Groups: []graceful.Group{{Priority: 0, Seconds: 20}, {Priority: 100000, Seconds: 30}}}},
+			want: shutdown.Config{Enabled: true, ByPriority: true, Groups: []shutdown.Group{{Priority: 0, Seconds: 20}, {Priority: 100000, Seconds: 30}}}},
 		{name: "feature gate off", reason: "featureGates reach the validation: GracefulNodeShutdown off alone is refused, two gates on by default depend on it",
 			kc: &kubeletv1beta1.KubeletConfiguration{
 				ShutdownGracePeriod: metav1.Duration{Duration: 30 * time.Second},
@@ -71,14 +71,14 @@ func TestValidateReadsKubeletConfiguration(t *testing.T) {
 // and one without terminationGracePeriodSeconds gets the API server's default,
 // 30 s.
 func TestNewPlanReadsPods(t *testing.T) {
-	c := graceful.Config{Enabled: true, Groups: []graceful.Group{{Priority: 0, Seconds: 40}, {Priority: graceful.CriticalPriority, Seconds: 10}}}
-	five, critical := int64(5), graceful.CriticalPriority
+	c := shutdown.Config{Enabled: true, Groups: []shutdown.Group{{Priority: 0, Seconds: 40}, {Priority: shutdown.CriticalPriority, Seconds: 10}}}
+	five, critical := int64(5), shutdown.CriticalPriority
 	pods := []*corev1.Pod{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: corev1.PodSpec{TerminationGracePeriodSeconds: &five}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "report"}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "coredns"}, Spec: corev1.PodSpec{Priority: &critical}},
 	}
-	want := []graceful.PodStep{
+	want := []shutdown.PodStep{
 		{Namespace: "shop", Name: "web", Priority: 0, Group: 0, GracePeriodSeconds: 5, Start: 0, Grace: 5 * time.Second, End: 5 * time.Second},
 		{Namespace: "shop", Name: "report", Priority: 0, Group: 0, GracePeriodSeconds: 30, Start: 0, Grace: 30 * time.Second, End: 30 * time.Second},
 		{Namespace: "kube-system", Name: "coredns", Priority: critical, Group: critical, GracePeriodSeconds: 10, Start: 30 * time.Second, Grace: 10 * time.Second, End: 40 * time.Second},
@@ -96,15 +96,15 @@ func TestNewPlanReadsPods(t *testing.T) {
 // but carries no spec.priority gets the built-in classes' values; any other
 // class is refused, because only the cluster knows its value.
 func TestNewPlanPriorityClassName(t *testing.T) {
-	c := graceful.Config{Enabled: true, Groups: []graceful.Group{{Priority: 0, Seconds: 20}, {Priority: graceful.CriticalPriority, Seconds: 10}}}
+	c := shutdown.Config{Enabled: true, Groups: []shutdown.Group{{Priority: 0, Seconds: 20}, {Priority: shutdown.CriticalPriority, Seconds: 10}}}
 	tests := []struct {
 		name, reason string
 		class        string
 		want         int32
 		wantErr      string
 	}{
-		{name: "system-node-critical", reason: "a built-in class: 2000001000", class: "system-node-critical", want: graceful.CriticalPriority + 1000},
-		{name: "system-cluster-critical", reason: "a built-in class: 2000000000", class: "system-cluster-critical", want: graceful.CriticalPriority},
+		{name: "system-node-critical", reason: "a built-in class: 2000001000", class: "system-node-critical", want: shutdown.CriticalPriority + 1000},
+		{name: "system-cluster-critical", reason: "a built-in class: 2000000000", class: "system-cluster-critical", want: shutdown.CriticalPriority},
 		{name: "own class", reason: "its value is in the cluster, not in the file",
 			class: "database", wantErr: `pod shop/db has priorityClassName "database" and no spec.priority: the API server takes the priority from that PriorityClass, which only the cluster knows; set spec.priority or plan the node from the cluster with --node`},
 	}
