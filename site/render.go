@@ -17,37 +17,29 @@ import (
 	"strings"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/yuin/goldmark"
 	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	gast "github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/opslab/opslab/internal/prose"
 )
 
-// markdown renders the trees package prose parsed. Table alignment is an
-// attribute, not a style, so the Content-Security-Policy holds.
-var markdown = func() goldmark.Markdown {
-	md := goldmark.New(goldmark.WithExtensions(
-		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
-		extension.Strikethrough,
-		extension.Linkify,
-		extension.TaskList,
-		extension.Footnote,
-		highlighting.NewHighlighting(
-			highlighting.WithFormatOptions(
-				chromahtml.WithClasses(true),
-				chromahtml.PreventSurroundingPre(true), // no span per line
-				chromahtml.WithPreWrapper(focusablePre{}),
-			),
-			highlighting.WithWrapperRenderer(codeWrapper),
+// markdown renders the trees package prose parsed, with the course's
+// Markdown: the site adds only renderers (highlighted code, headings with
+// permalinks, badges, demos, raw HTML through the allow-list), so it shows
+// the document the checks read.
+var markdown = prose.Markdown(renderer.WithNodeRenderers(
+	util.Prioritized(highlighting.NewHTMLRenderer(
+		highlighting.WithFormatOptions(
+			chromahtml.WithClasses(true),
+			chromahtml.PreventSurroundingPre(true), // no span per line
+			chromahtml.WithPreWrapper(focusablePre{}),
 		),
-	))
-	md.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(&nodeRenderer{}, 100)))
-	return md
-}()
+		highlighting.WithWrapperRenderer(codeWrapper),
+	), 200),
+	util.Prioritized(&nodeRenderer{}, 100),
+))
 
 // codeWrapper puts every fenced block in a scrollable region; a block chroma
 // did not highlight gets the pre and code elements chroma would have written.

@@ -25,9 +25,11 @@
 //
 // # Rendering
 //
-// Markdown is rendered by goldmark with GFM tables, footnotes and heading
-// IDs as GitHub makes them (each with a permalink); code is highlighted by
-// chroma with CSS classes. Raw HTML is escaped, except for the tags in an
+// Markdown is parsed once, by package prose, and the site renders the tree
+// the checks read, with the same goldmark configuration (prose.Markdown:
+// GitHub's extensions and footnotes), adding only renderers. Heading IDs are
+// GitHub's (each with a permalink); code is highlighted by chroma with CSS
+// classes. Raw HTML is escaped, except for the tags in an
 // allow-list (<details>, <summary>) and comments, which are dropped (quote
 // markers among them). Pages carry a Content-Security-Policy that allows
 // nothing from outside the site, and no inline script or style.

@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/opslab/opslab/internal/prose"
 )
 
 const testRepo = "testdata/repo"
@@ -506,7 +508,7 @@ func TestPageWeight(t *testing.T) {
 // TestCourse builds the course itself: it fails on a stale quote, a missing
 // test or a broken link in any chapter, and checks every page it wrote.
 func TestCourse(t *testing.T) {
-	out := build(t, "..", "")
+	out := build(t, *courseRoot, "")
 	checkPages(t, out)
 	checkWeights(t, out)
 	checkDemoBudget(t, out)
@@ -520,7 +522,7 @@ const demoBudget = 3_000_000
 // no compiled demo at all.
 func checkDemoBudget(t *testing.T, out string) {
 	t.Helper()
-	chapters, _ := filepath.Glob("../chapters/*/demo")
+	chapters, _ := filepath.Glob(filepath.Join(*courseRoot, "chapters", "*", "demo"))
 	wasm, _ := filepath.Glob(filepath.Join(out, "_demos", "*.wasm"))
 	if len(wasm) == 0 || len(wasm) != len(chapters) {
 		t.Fatalf("%d compiled demos for %d chapters with a demo", len(wasm), len(chapters))
@@ -536,17 +538,76 @@ func checkDemoBudget(t *testing.T, out string) {
 	}
 }
 
-var benchRoot = flag.String("site.root", "..", "the repository BenchmarkBuild builds")
+var courseRoot = flag.String("site.root", "..", "the repository TestCourse and the benchmarks build")
 
 // BenchmarkBuild builds the whole course, every chapter, with the demos
 // from the repository's demo cache (after the first build, a warm one).
 func BenchmarkBuild(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "out")
 	for b.Loop() {
-		if _, err := Build(Config{Root: *benchRoot, Out: out}); err != nil {
+		if _, err := Build(Config{Root: *courseRoot, Out: out}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkBuildWithResults builds the whole course as make site does,
+// with a result for every proof (all passing), so each proof's test file is
+// also read for its build constraint.
+func BenchmarkBuildWithResults(b *testing.B) {
+	results := passAll(b, *courseRoot)
+	out := filepath.Join(b.TempDir(), "out")
+	for b.Loop() {
+		if _, err := Build(Config{Root: *courseRoot, Out: out, Results: results}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// passAll writes go test -json results in which every proof of every
+// Markdown file under root passed, and returns the file's name.
+func passAll(b *testing.B, root string) string {
+	b.Helper()
+	mod, err := modulePath(filepath.Join(root, "go.mod"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "out") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		doc, err := prose.Parse(p)
+		if err != nil {
+			return err
+		}
+		for _, pr := range doc.Proofs {
+			rel, err := filepath.Rel(root, filepath.Join(filepath.Dir(p), filepath.FromSlash(pr.Dir)))
+			if err != nil {
+				return err
+			}
+			pkg := mod
+			if rel != "." {
+				pkg += "/" + filepath.ToSlash(rel)
+			}
+			lines = append(lines, result("pass", pkg, pr.Test))
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := filepath.Join(b.TempDir(), "results.json")
+	if err := os.WriteFile(name, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return name
 }
 
 // BenchmarkBuildColdDemoCache builds the whole course with an empty demo
@@ -555,7 +616,7 @@ func BenchmarkBuild(b *testing.B) {
 func BenchmarkBuildColdDemoCache(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "out")
 	for b.Loop() {
-		if _, err := Build(Config{Root: *benchRoot, Out: out, DemoCache: b.TempDir()}); err != nil {
+		if _, err := Build(Config{Root: *courseRoot, Out: out, DemoCache: b.TempDir()}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -45,9 +45,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -132,12 +130,6 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg) }
 
-// Markdown returns the goldmark parser configuration the course uses, so the
-// checker and the site see the same document structure.
-func Markdown() goldmark.Markdown {
-	return goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote))
-}
-
 var markerRE = regexp.MustCompile(`^\s*<!--\s*quote\s+(\S+)\s*-->\s*$`)
 
 // IsMarker reports whether an HTML block's text is a quote marker (well
@@ -165,7 +157,8 @@ func ParseSource(path string, src []byte) *Doc {
 }
 
 // ParseTree parses src as ParseSource does and also returns the goldmark
-// tree, for callers (the site) that render the same tree.
+// tree, for callers (the site) that render the same tree with Markdown's
+// renderer.
 func ParseTree(path string, src []byte) (*Doc, ast.Node) {
 	d := &Doc{Path: path, Source: src}
 	d.lineStarts = []int{0}
@@ -174,7 +167,7 @@ func ParseTree(path string, src []byte) (*Doc, ast.Node) {
 			d.lineStarts = append(d.lineStarts, i+1)
 		}
 	}
-	root := Markdown().Parser().Parse(text.NewReader(src))
+	root := markdown.Parser().Parse(text.NewReader(src))
 	d.walk(root)
 	return d, root
 }

@@ -1,6 +1,7 @@
 package prose
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -435,17 +436,23 @@ func TestUpdate(t *testing.T) {
 	}
 }
 
-// TestChapters checks the course itself: every quote fresh, every proof
-// naming a test that exists, every link resolving.
-func TestChapters(t *testing.T) {
-	root := filepath.Join("..", "..")
+// courseFiles returns the Markdown files of the course under root: the
+// README, CONTRIBUTING.md and every chapter's README.
+func courseFiles(t testing.TB, root string) []string {
+	t.Helper()
 	files := []string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}
 	chapters, err := filepath.Glob(filepath.Join(root, "chapters", "*", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append(files, chapters...)
-	for _, f := range files {
+	return append(files, chapters...)
+}
+
+// TestChapters checks the course itself: every quote fresh, every proof
+// naming a test that exists, every link resolving.
+func TestChapters(t *testing.T) {
+	root := *courseRoot
+	for _, f := range courseFiles(t, root) {
 		d, err := Parse(f)
 		if os.IsNotExist(err) {
 			continue
@@ -457,6 +464,28 @@ func TestChapters(t *testing.T) {
 			rel, _ := filepath.Rel(root, p.File)
 			p.File = filepath.ToSlash(rel)
 			t.Error(p)
+		}
+	}
+}
+
+var courseRoot = flag.String("prose.root", filepath.Join("..", ".."), "the repository TestChapters and BenchmarkCheckCourse check")
+
+// BenchmarkCheckCourse parses and checks every Markdown file of the course,
+// as make quotes does.
+func BenchmarkCheckCourse(b *testing.B) {
+	files := courseFiles(b, *courseRoot)
+	for b.Loop() {
+		for _, f := range files {
+			d, err := Parse(f)
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if p := d.Check(); len(p) > 0 {
+				b.Fatal(p[0])
+			}
 		}
 	}
 }
