@@ -45,8 +45,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck"
 )
@@ -61,54 +61,57 @@ const (
 // operatorCommand is how a learner starts the lab's runaway operator.
 const operatorCommand = "go run ./chapters/03-apf/cmd/runaway-operator"
 
-func init() {
-	labcheck.Register(labcheck.Check{
-		Chapter: 3, ID: "apf-runaway-isolated", Points: 2,
-		Title: "the API server puts all of the runaway operator's requests, and no one else's, in a level of their own",
-		Claim: "one narrow level and one schema isolate a runaway operator",
-		Reads: "every kind of request apf-lab/runaway-operator made (audit log; else the operator's known list), sent again as it by impersonation (writes dry-run) for the X-Kubernetes-PF-* headers; " +
-			"the same requests as two bystander accounts; the control plane's senders and requests (audit log and a known list) classified by the chapter's model on the cluster's FlowSchemas and levels",
-		Hints: []string{
-			"Create a Limited PriorityLevelConfiguration for the operator, and a FlowSchema whose only subject is the service account apf-lab/runaway-operator, with rules for every verb and resource, at cluster scope and in every namespace, and for non-resource paths.",
-			"The schema must come before service-accounts (precedence 9000): give it a lower matchingPrecedence, such as 500. Run the operator (" + operatorCommand + ") to see where each of its requests goes.",
-			"Apply the lab's manifests: kubectl apply -f chapters/03-apf/lab/runaway-level.yaml -f chapters/03-apf/lab/runaway-schema.yaml",
+// Checks returns the chapter's checks, in the order a learner meets them.
+func Checks() []labcheck.Check {
+	return []labcheck.Check{
+		{
+			ID: "apf-runaway-isolated", Points: 2,
+			Title: "the API server puts all of the runaway operator's requests, and no one else's, in a level of their own",
+			Claim: "one narrow level and one schema isolate a runaway operator",
+			Reads: "every kind of request apf-lab/runaway-operator made (audit log; else the operator's known list), sent again as it by impersonation (writes dry-run) for the X-Kubernetes-PF-* headers; " +
+				"the same requests as two bystander accounts; the control plane's senders and requests (audit log and a known list) classified by the chapter's model on the cluster's FlowSchemas and levels",
+			Hints: []string{
+				"Create a Limited PriorityLevelConfiguration for the operator, and a FlowSchema whose only subject is the service account apf-lab/runaway-operator, with rules for every verb and resource, at cluster scope and in every namespace, and for non-resource paths.",
+				"The schema must come before service-accounts (precedence 9000): give it a lower matchingPrecedence, such as 500. Run the operator (" + operatorCommand + ") to see where each of its requests goes.",
+				"Apply the lab's manifests: kubectl apply -f chapters/03-apf/lab/runaway-level.yaml -f chapters/03-apf/lab/runaway-schema.yaml",
+			},
+			Run: checkIsolated,
 		},
-		Run: checkIsolated,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 3, ID: "apf-runaway-level-narrow", Points: 1,
-		Title: "the runaway operator's level has fewer seats than workload-low, where it used to go, and holds no one else",
-		Claim: "a narrow level contains a runaway: its seats come from its shares",
-		Reads: "the levels the server chose for every kind of request of the runaway operator, and the model's levels for other senders, as apf-runaway-isolated reads them; apiserver_flowcontrol_nominal_limit_seats from /metrics",
-		Hints: []string{
-			"Seats come from nominalConcurrencyShares: a level with 5 shares gets about 12 of 600 seats.",
-			"kubectl get --raw /metrics | grep apiserver_flowcontrol_nominal_limit_seats shows each level's seats.",
+		{
+			ID: "apf-runaway-level-narrow", Points: 1,
+			Title: "the runaway operator's level has fewer seats than workload-low, where it used to go, and holds no one else",
+			Claim: "a narrow level contains a runaway: its seats come from its shares",
+			Reads: "the levels the server chose for every kind of request of the runaway operator, and the model's levels for other senders, as apf-runaway-isolated reads them; apiserver_flowcontrol_nominal_limit_seats from /metrics",
+			Hints: []string{
+				"Seats come from nominalConcurrencyShares: a level with 5 shares gets about 12 of 600 seats.",
+				"kubectl get --raw /metrics | grep apiserver_flowcontrol_nominal_limit_seats shows each level's seats.",
+			},
+			Run: checkNarrow,
 		},
-		Run: checkNarrow,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 3, ID: "apf-tie-by-name", Points: 1,
-		Title: "two schemas of equal precedence match apf-lab/tie-probe, and the server picked the first by name",
-		Claim: "equal precedence falls back to name order",
-		Reads: "the X-Kubernetes-PF-FlowSchema-UID header of three kinds of request sent as system:serviceaccount:apf-lab:tie-probe; the FlowSchemas that match each; the model's schemas for other senders",
-		Hints: []string{
-			"Create two FlowSchemas with the same matchingPrecedence whose only subject is the service account apf-lab/tie-probe, for every verb and resource in every namespace.",
-			"Apply the lab's manifest: kubectl apply -f chapters/03-apf/lab/tie.yaml",
+		{
+			ID: "apf-tie-by-name", Points: 1,
+			Title: "two schemas of equal precedence match apf-lab/tie-probe, and the server picked the first by name",
+			Claim: "equal precedence falls back to name order",
+			Reads: "the X-Kubernetes-PF-FlowSchema-UID header of three kinds of request sent as system:serviceaccount:apf-lab:tie-probe; the FlowSchemas that match each; the model's schemas for other senders",
+			Hints: []string{
+				"Create two FlowSchemas with the same matchingPrecedence whose only subject is the service account apf-lab/tie-probe, for every verb and resource in every namespace.",
+				"Apply the lab's manifest: kubectl apply -f chapters/03-apf/lab/tie.yaml",
+			},
+			Run: checkTie,
 		},
-		Run: checkTie,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 3, ID: "apf-nothing-exempt-or-dangling", Points: 1,
-		Title: "no schema you added sends requests to exempt or dangles, and yours takes the runaway operator",
-		Claim: "exempt removes the server's protection; a schema naming a missing level is silently ignored",
-		Reads: "the FlowSchemas beyond the defaults, the levels they name, and their Dangling status condition; the schemas the server chose for the runaway operator's requests",
-		Hints: []string{
-			"kubectl get flowschemas shows MISSINGPL True for a schema whose level does not exist: fix the level's name.",
-			exemptHint,
-			takeHint,
+		{
+			ID: "apf-nothing-exempt-or-dangling", Points: 1,
+			Title: "no schema you added sends requests to exempt or dangles, and yours takes the runaway operator",
+			Claim: "exempt removes the server's protection; a schema naming a missing level is silently ignored",
+			Reads: "the FlowSchemas beyond the defaults, the levels they name, and their Dangling status condition; the schemas the server chose for the runaway operator's requests",
+			Hints: []string{
+				"kubectl get flowschemas shows MISSINGPL True for a schema whose level does not exist: fix the level's name.",
+				exemptHint,
+				takeHint,
+			},
+			Run: checkNoExemptNoDangling,
 		},
-		Run: checkNoExemptNoDangling,
-	})
+	}
 }
 
 // exemptHint is the second staged hint of apf-nothing-exempt-or-dangling,
@@ -134,14 +137,14 @@ func isDefaultLevel(name string) bool {
 // newCluster is the classification of a new cluster: the server's own
 // schemas and levels only. A request's level there is the one it must
 // keep when a learner adds schemas for the lab's accounts.
-var newCluster = sync.OnceValue(func() *apf.Config {
+var newCluster = sync.OnceValue(func() *kube.Config {
 	var fss []*flowcontrol.FlowSchema
 	fss = append(fss, bootstrap.MandatoryFlowSchemas...)
 	fss = append(fss, bootstrap.SuggestedFlowSchemas...)
 	var pls []*flowcontrol.PriorityLevelConfiguration
 	pls = append(pls, bootstrap.MandatoryPriorityLevelConfigurations...)
 	pls = append(pls, bootstrap.SuggestedPriorityLevelConfigurations...)
-	c, err := apf.NewConfig(fss, pls)
+	c, err := kube.NewConfig(fss, pls)
 	if err != nil {
 		panic(fmt.Sprintf("the server's own APF objects: %v", err))
 	}
@@ -155,7 +158,7 @@ var errStale = errors.New("the server named a schema or level that was not there
 // A view is what the checks saw of the cluster's classification.
 type view struct {
 	objs apfclient.Objects
-	cfg  *apf.Config
+	cfg  *kube.Config
 
 	runaway []Route // each kind of the operator's requests, as the server placed it
 	others  []Other // bystanders by the server, the control plane by the model
@@ -278,7 +281,7 @@ func observe(ctx context.Context, c *labcheck.Cluster) (*view, error) {
 // control plane's senders and requests, from the audit log since the
 // lab's namespace was created and from the known lists, and says in the
 // evidence which it used.
-func (v *view) traffic(ctx context.Context, c *labcheck.Cluster) (runawayKinds []apf.Request, senders []Sender, reqs []apf.Request) {
+func (v *view) traffic(ctx context.Context, c *labcheck.Cluster) (runawayKinds []kube.Request, senders []Sender, reqs []kube.Request) {
 	known := len(KnownRunawayRequests)
 	ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
 	log := c.Audit()
@@ -318,7 +321,7 @@ func (v *view) traffic(ctx context.Context, c *labcheck.Cluster) (runawayKinds [
 // probe sends r as its user, by impersonation, and returns where the
 // server put it. The model's classification of the same request must
 // agree; where it does not, the view notes it.
-func (v *view) probe(ctx context.Context, c *labcheck.Cluster, r apf.Request) (Route, error) {
+func (v *view) probe(ctx context.Context, c *labcheck.Cluster, r kube.Request) (Route, error) {
 	p, err := apfclient.Send(ctx, c.Config, r)
 	if err != nil {
 		return Route{}, fmt.Errorf("sending %s as %s: %w", apfclient.Describe(r), r.User, err)
@@ -330,7 +333,7 @@ func (v *view) probe(ctx context.Context, c *labcheck.Cluster, r apf.Request) (R
 	if err != nil {
 		return Route{}, err
 	}
-	seen.Groups = apf.Impersonated(r.User, r.Groups)
+	seen.Groups = kube.Impersonated(r.User, r.Groups)
 	rt := Route{Request: seen}
 	for _, fs := range v.objs.Schemas {
 		if string(fs.UID) == p.FlowSchemaUID {
@@ -414,7 +417,7 @@ func checkTie(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error)
 	var ties []TieRoute
 	var lines []string
 	for _, r := range TieRequests {
-		r.User = apf.ServiceAccountUser(Namespace, TieProbe)
+		r.User = kube.ServiceAccountUser(Namespace, TieProbe)
 		rt, err := v.probe(ctx, c, r)
 		if err != nil {
 			return stale(err)

@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
@@ -37,7 +37,7 @@ const (
 
 // extraTraffic is what the operator does beyond its known requests in
 // the cheat that fits a schema to that list: only the audit log shows it.
-var extraTraffic = []apf.Request{
+var extraTraffic = []kube.Request{
 	{Verb: "list", Resource: "secrets", Namespace: Namespace},
 	{Verb: "get", Path: "/version"},
 }
@@ -67,17 +67,21 @@ func TestCheatsFailChapter3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kube := cluster.Kube
-	untouched(ctx, t, kube)
+	client := cluster.Kube
+	untouched(ctx, t, client)
 	t.Cleanup(func() {
-		restore(t, kube)
+		restore(t, client)
 		t.Logf("cheats of chapter 3: %v, the namespace's removal included", time.Since(start).Round(100*time.Millisecond))
 	})
-	labNamespace(ctx, t, cluster.Config, kube)
-	create(ctx, t, kube, "runaway-level.yaml")
+	labNamespace(ctx, t, cluster.Config, client)
+	create(ctx, t, client, "runaway-level.yaml")
 
 	lab := []string{"runaway-schema.yaml", "tie.yaml"}
 	every := []string{isolated, narrow, tie, exempt}
+	byID := map[string]labcheck.Check{}
+	for _, c := range Checks() {
+		byID[c.ID] = c
+	}
 	for _, tc := range []struct {
 		name string
 		docs []string
@@ -128,10 +132,10 @@ func TestCheatsFailChapter3(t *testing.T) {
 			if tc.needsLog && cluster.Audit() == nil {
 				t.Skipf("only the audit log shows what the operator did beyond its known requests, and there is none: %s", cluster.NoAudit)
 			}
-			names := create(ctx, t, kube, tc.docs...)
+			names := create(ctx, t, client, tc.docs...)
 			t.Cleanup(func() {
 				for _, n := range names {
-					kube.FlowcontrolV1().FlowSchemas().Delete(context.Background(), n, metav1.DeleteOptions{})
+					client.FlowcontrolV1().FlowSchemas().Delete(context.Background(), n, metav1.DeleteOptions{})
 				}
 			})
 			settled(ctx, t, cluster)
@@ -141,8 +145,7 @@ func TestCheatsFailChapter3(t *testing.T) {
 				if !mustFail && !mustPass {
 					continue
 				}
-				chk, _ := labcheck.Lookup(id)
-				res, err := chk.Run(ctx, cluster)
+				res, err := byID[id].Run(ctx, cluster)
 				if err != nil {
 					t.Fatalf("%s: %v", id, err)
 				}
@@ -161,15 +164,15 @@ func TestCheatsFailChapter3(t *testing.T) {
 
 // untouched stops the test unless chapter 3's part of the cluster is as
 // a learner finds it before the lab.
-func untouched(ctx context.Context, t *testing.T, kube kubernetes.Interface) {
+func untouched(ctx context.Context, t *testing.T, client kubernetes.Interface) {
 	t.Helper()
 	var found []string
-	if _, err := kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{}); err == nil {
+	if _, err := client.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{}); err == nil {
 		found = append(found, "namespace "+Namespace)
 	} else if !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	for _, n := range labObjects(ctx, t, kube) {
+	for _, n := range labObjects(ctx, t, client) {
 		found = append(found, n)
 	}
 	if len(found) > 0 {
@@ -178,9 +181,9 @@ func untouched(ctx context.Context, t *testing.T, kube kubernetes.Interface) {
 }
 
 // labObjects lists the cluster's FlowSchemas and levels named apf-lab-*.
-func labObjects(ctx context.Context, t *testing.T, kube kubernetes.Interface) []string {
+func labObjects(ctx context.Context, t *testing.T, client kubernetes.Interface) []string {
 	t.Helper()
-	objs, err := apfclient.Load(ctx, kube)
+	objs, err := apfclient.Load(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,48 +204,48 @@ func labObjects(ctx context.Context, t *testing.T, kube kubernetes.Interface) []
 // restore deletes every apf-lab-* schema and level and namespace
 // apf-lab, and waits until the namespace is gone, so the lab can start
 // again at once.
-func restore(t *testing.T, kube kubernetes.Interface) {
+func restore(t *testing.T, client kubernetes.Interface) {
 	ctx := context.Background()
-	objs, err := apfclient.Load(ctx, kube)
+	objs, err := apfclient.Load(ctx, client)
 	if err != nil {
 		t.Errorf("restoring: %v", err)
 		return
 	}
 	for _, fs := range objs.Schemas {
 		if strings.HasPrefix(fs.Name, "apf-lab-") {
-			kube.FlowcontrolV1().FlowSchemas().Delete(ctx, fs.Name, metav1.DeleteOptions{})
+			client.FlowcontrolV1().FlowSchemas().Delete(ctx, fs.Name, metav1.DeleteOptions{})
 		}
 	}
 	for _, pl := range objs.Levels {
 		if strings.HasPrefix(pl.Name, "apf-lab-") {
-			kube.FlowcontrolV1().PriorityLevelConfigurations().Delete(ctx, pl.Name, metav1.DeleteOptions{})
+			client.FlowcontrolV1().PriorityLevelConfigurations().Delete(ctx, pl.Name, metav1.DeleteOptions{})
 		}
 	}
-	kube.CoreV1().Namespaces().Delete(ctx, Namespace, metav1.DeleteOptions{})
+	client.CoreV1().Namespaces().Delete(ctx, Namespace, metav1.DeleteOptions{})
 	labenv.Poll(ctx, t, 90*time.Second, "namespace "+Namespace+" gone", func(ctx context.Context) (bool, error) {
-		_, err := kube.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+		_, err := client.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	})
-	if left := labObjects(ctx, t, kube); len(left) > 0 {
+	if left := labObjects(ctx, t, client); len(left) > 0 {
 		t.Errorf("left on the cluster: %s", strings.Join(left, ", "))
 	}
 }
 
 // labNamespace makes what setup.yaml makes, runs the operator for one
 // pass under its own token, and sends extraTraffic under the same token.
-func labNamespace(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes.Interface) {
+func labNamespace(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernetes.Interface) {
 	t.Helper()
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kube.CoreV1().ServiceAccounts(Namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: Runaway}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.CoreV1().ServiceAccounts(Namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: Runaway}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := runaway.Run(ctx, cfg, runaway.Options{Passes: 1}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	ttl := int64(600)
-	tr, err := kube.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, Runaway,
+	tr, err := client.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, Runaway,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +261,7 @@ func labNamespace(ctx context.Context, t *testing.T, cfg *rest.Config, kube kube
 
 // create creates the FlowSchemas and levels of the lab's files and YAML
 // documents, and returns the names of the schemas.
-func create(ctx context.Context, t *testing.T, kube kubernetes.Interface, docs ...string) []string {
+func create(ctx context.Context, t *testing.T, client kubernetes.Interface, docs ...string) []string {
 	t.Helper()
 	var files []string
 	for i, d := range docs {
@@ -277,13 +280,13 @@ func create(ctx context.Context, t *testing.T, kube kubernetes.Interface, docs .
 		t.Fatal(err)
 	}
 	for _, pl := range objs.Levels {
-		if _, err := kube.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, pl, metav1.CreateOptions{}); err != nil {
+		if _, err := client.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, pl, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var names []string
 	for _, fs := range objs.Schemas {
-		if _, err := kube.FlowcontrolV1().FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
+		if _, err := client.FlowcontrolV1().FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		names = append(names, fs.Name)
@@ -304,7 +307,7 @@ func settled(ctx context.Context, t *testing.T, c *labcheck.Cluster) {
 			return false, nil
 		}
 		for _, r := range TieRequests {
-			r.User = apf.ServiceAccountUser(Namespace, TieProbe)
+			r.User = kube.ServiceAccountUser(Namespace, TieProbe)
 			if _, err := v.probe(ctx, c, r); err != nil {
 				last = err.Error()
 				return false, nil

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/labcheck"
 )
 
@@ -14,7 +14,7 @@ import (
 // said so, the server (its answer's headers) or the model (the cluster's
 // objects).
 type Route struct {
-	Request    apf.Request // as the server read it, with its sender
+	Request    kube.Request // as the server read it, with its sender
 	Schema     string
 	Precedence int32
 	Level      string

@@ -10,8 +10,8 @@ import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck"
 )
@@ -51,12 +51,12 @@ func labView(t *testing.T, docs ...string) (runawayRoutes []Route, others []Othe
 			added = append(added, Added{Name: fs.Name, Level: fs.Spec.PriorityLevelConfiguration.Name})
 		}
 	}
-	route := func(r apf.Request) Route {
+	route := func(r kube.Request) Route {
 		c := cfg.Classify(r)
 		return Route{Request: r, Schema: c.Schema.Name, Precedence: c.Schema.Spec.MatchingPrecedence, Level: c.Level.Name,
 			Exempt: c.Level.Spec.Type == flowcontrol.PriorityLevelEnablementExempt, ByModel: true}
 	}
-	as := func(r apf.Request, s Sender) apf.Request {
+	as := func(r kube.Request, s Sender) kube.Request {
 		r.User, r.Groups = s.User, s.Groups
 		return r
 	}
@@ -71,7 +71,7 @@ func labView(t *testing.T, docs ...string) (runawayRoutes []Route, others []Othe
 		}
 	}
 	for _, r := range asSeen(TieRequests) {
-		rt := route(as(r, serviceAccount(apf.ServiceAccountUser(Namespace, TieProbe))))
+		rt := route(as(r, serviceAccount(kube.ServiceAccountUser(Namespace, TieProbe))))
 		tr := TieRoute{Route: rt}
 		for _, fs := range cfg.Matching(rt.Request) {
 			if fs.Spec.MatchingPrecedence == rt.Precedence {
@@ -187,10 +187,10 @@ func TestJudgesOnTheModel(t *testing.T) {
 }
 
 func TestJudgesByHand(t *testing.T) {
-	req := func(verb, res string) apf.Request {
-		return apf.Request{User: runaway.User, Verb: verb, Resource: res, Namespace: Namespace}
+	req := func(verb, res string) kube.Request {
+		return kube.Request{User: runaway.User, Verb: verb, Resource: res, Namespace: Namespace}
 	}
-	to := func(r apf.Request, schema, level string) Route {
+	to := func(r kube.Request, schema, level string) Route {
 		return Route{Request: r, Schema: schema, Precedence: 500, Level: level, Exempt: level == "exempt"}
 	}
 	list, watch := req("list", "configmaps"), req("watch", "configmaps")

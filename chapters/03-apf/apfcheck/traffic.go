@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck/audit"
 )
@@ -21,7 +21,7 @@ type Sender struct {
 	Groups []string
 }
 
-func serviceAccount(user string) Sender { return Sender{user, apf.Impersonated(user, nil)} }
+func serviceAccount(user string) Sender { return Sender{user, kube.Impersonated(user, nil)} }
 
 // Bystanders are the accounts the checks send the runaway operator's
 // requests as, besides the operator itself: one beside it in apf-lab and
@@ -29,8 +29,8 @@ func serviceAccount(user string) Sender { return Sender{user, apf.Impersonated(u
 // reads only names and groups, and neither has any permission. A schema
 // made for the operator must leave them where a new cluster puts them.
 var Bystanders = []string{
-	apf.ServiceAccountUser(Namespace, "bystander"),
-	apf.ServiceAccountUser("default", "bystander"),
+	kube.ServiceAccountUser(Namespace, "bystander"),
+	kube.ServiceAccountUser("default", "bystander"),
 }
 
 // ControlPlane are the senders of the control plane that the checks judge
@@ -50,16 +50,16 @@ var ControlPlane = []Sender{
 	serviceAccount(audit.StatefulSetController),
 	serviceAccount(audit.DaemonSetController),
 	serviceAccount(audit.DeploymentController),
-	{"kwok-admin", []string{"system:masters", apf.GroupAuthenticated}},
-	{"system:kube-scheduler", []string{apf.GroupAuthenticated}},
-	{"system:kube-controller-manager", []string{apf.GroupAuthenticated}},
+	{"kwok-admin", []string{"system:masters", kube.GroupAuthenticated}},
+	{"system:kube-scheduler", []string{kube.GroupAuthenticated}},
+	{"system:kube-controller-manager", []string{kube.GroupAuthenticated}},
 }
 
 // ControlPlaneRequests are kinds of request the control plane makes in
 // the lab's namespace and at cluster scope, judged for every control-plane
 // sender besides those the audit log shows. The audit log keeps the
 // control plane's writes only, so its reads come from here.
-var ControlPlaneRequests = []apf.Request{
+var ControlPlaneRequests = []kube.Request{
 	{Verb: "get", Path: "/api"},
 	{Verb: "list", Resource: "pods"},
 	{Verb: "watch", Resource: "pods"},
@@ -80,7 +80,7 @@ var ControlPlaneRequests = []apf.Request{
 // TieRequests are the kinds of request the checks send as the tie
 // experiment's account: requests in its namespace, as tie.yaml's rules
 // take them. A tie holds for the account only if it holds for each.
-var TieRequests = []apf.Request{
+var TieRequests = []kube.Request{
 	{Verb: "get", Resource: "pods", Namespace: Namespace, Name: "web"},
 	{Verb: "list", Resource: "configmaps", Namespace: Namespace},
 	{Verb: "create", Resource: "events", Namespace: Namespace},
@@ -101,15 +101,15 @@ var methods = map[string]string{
 // event: its request line read as the server reads it (apf.ParseRequest),
 // sent by the event's user and groups. It reports false for an event it
 // cannot read and for requests that API Priority and Fairness never sees.
-func requestOf(e audit.Event) (apf.Request, bool) {
+func requestOf(e audit.Event) (kube.Request, bool) {
 	u, err := url.Parse(e.URI)
 	method, ok := methods[e.Verb]
 	if err != nil || !ok {
-		return apf.Request{}, false
+		return kube.Request{}, false
 	}
-	r := apf.ParseRequest(method, u.Path, u.Query())
+	r := kube.ParseRequest(method, u.Path, u.Query())
 	if r.Verb != e.Verb || !classified(r) {
-		return apf.Request{}, false
+		return kube.Request{}, false
 	}
 	r.User, r.Groups = e.User, e.Groups
 	return r, true
@@ -118,7 +118,7 @@ func requestOf(e audit.Event) (apf.Request, bool) {
 // classified reports whether API Priority and Fairness sees a request:
 // long-running requests other than watches bypass it (the server's
 // LongRunningFunc: proxy, and a pod's attach, exec, log and portforward).
-func classified(r apf.Request) bool {
+func classified(r kube.Request) bool {
 	if r.Verb == "proxy" {
 		return false
 	}
@@ -132,15 +132,15 @@ func classified(r apf.Request) bool {
 // kindKey identifies a kind of request: what classification reads of it
 // other than its sender. The object's name is left out; the namespace a
 // Namespace's name gives its request is not, being the namespace.
-func kindKey(r apf.Request) string {
+func kindKey(r kube.Request) string {
 	return strings.Join([]string{r.Verb, r.APIGroup, r.Resource, r.Subresource, r.Namespace, r.Path}, "\x00")
 }
 
 // kinds returns one request of each kind in reqs, without its sender, in
 // the order of first appearance.
-func kinds(reqs ...[]apf.Request) []apf.Request {
+func kinds(reqs ...[]kube.Request) []kube.Request {
 	seen := map[string]bool{}
-	var out []apf.Request
+	var out []kube.Request
 	for _, list := range reqs {
 		for _, r := range list {
 			r.User, r.Groups = "", nil
@@ -155,8 +155,8 @@ func kinds(reqs ...[]apf.Request) []apf.Request {
 
 // asSeen returns reqs as the server reads them from the request lines
 // apfclient sends: a Namespace fetched by name is in its own namespace.
-func asSeen(reqs []apf.Request) []apf.Request {
-	out := make([]apf.Request, 0, len(reqs))
+func asSeen(reqs []kube.Request) []kube.Request {
+	out := make([]kube.Request, 0, len(reqs))
 	for _, r := range reqs {
 		if s, err := apfclient.Seen(r); err == nil {
 			r = s
@@ -174,8 +174,8 @@ var KnownRunawayRequests = asSeen(runaway.Requests)
 // its own identity, not an impersonation: those a learner could not
 // produce with kubectl --as, and the only ones the audit policy keeps of
 // the operator's reads.
-func operatorTraffic(events []audit.Event) []apf.Request {
-	var out []apf.Request
+func operatorTraffic(events []audit.Event) []kube.Request {
+	var out []kube.Request
 	for _, e := range events {
 		if e.Impersonated != "" || e.User != runaway.User {
 			continue
@@ -195,7 +195,7 @@ func isControlPlane(e audit.Event) bool { return e.FromControlPlane() }
 // controlPlaneTraffic returns the control plane's senders and its requests
 // among events: each sender once, in order of appearance, after those of
 // ControlPlane.
-func controlPlaneTraffic(events []audit.Event) (senders []Sender, reqs []apf.Request) {
+func controlPlaneTraffic(events []audit.Event) (senders []Sender, reqs []kube.Request) {
 	senders = slices.Clone(ControlPlane)
 	seen := map[string]bool{}
 	key := func(s Sender) string { return s.User + "\x00" + strings.Join(s.Groups, "\x00") }

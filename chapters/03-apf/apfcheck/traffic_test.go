@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck/audit"
 )
@@ -21,29 +21,29 @@ func TestRequestOf(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason string
 		event        audit.Event
-		want         apf.Request
+		want         kube.Request
 		ok           bool
 	}{
 		{"list", "", audit.Event{User: "u", Verb: "list", URI: "/api/v1/namespaces/apf-lab/configmaps?limit=500"},
-			apf.Request{User: "u", Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, true},
+			kube.Request{User: "u", Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, true},
 		{"watch", "the query makes a GET of a collection a watch",
 			audit.Event{User: "u", Verb: "watch", URI: "/api/v1/namespaces/apf-lab/configmaps?timeoutSeconds=1&watch=true"},
-			apf.Request{User: "u", Verb: "watch", Resource: "configmaps", Namespace: "apf-lab"}, true},
+			kube.Request{User: "u", Verb: "watch", Resource: "configmaps", Namespace: "apf-lab"}, true},
 		{"cluster scope", "a list of pods in every namespace has no namespace",
-			audit.Event{User: "u", Verb: "list", URI: "/api/v1/pods"}, apf.Request{User: "u", Verb: "list", Resource: "pods"}, true},
+			audit.Event{User: "u", Verb: "list", URI: "/api/v1/pods"}, kube.Request{User: "u", Verb: "list", Resource: "pods"}, true},
 		{"namespace by name", "the server files it under its own name",
 			audit.Event{User: "u", Verb: "get", URI: "/api/v1/namespaces/apf-lab"},
-			apf.Request{User: "u", Verb: "get", Resource: "namespaces", Namespace: "apf-lab", Name: "apf-lab"}, true},
+			kube.Request{User: "u", Verb: "get", Resource: "namespaces", Namespace: "apf-lab", Name: "apf-lab"}, true},
 		{"dry-run update", "", audit.Event{User: "u", Verb: "update", URI: "/api/v1/namespaces/apf-lab/configmaps/s?dryRun=All"},
-			apf.Request{User: "u", Verb: "update", Resource: "configmaps", Namespace: "apf-lab", Name: "s"}, true},
+			kube.Request{User: "u", Verb: "update", Resource: "configmaps", Namespace: "apf-lab", Name: "s"}, true},
 		{"grouped subresource", "", audit.Event{User: "u", Verb: "update", URI: "/apis/apps/v1/namespaces/x/replicasets/web/status"},
-			apf.Request{User: "u", Verb: "update", APIGroup: "apps", Resource: "replicasets", Subresource: "status", Namespace: "x", Name: "web"}, true},
+			kube.Request{User: "u", Verb: "update", APIGroup: "apps", Resource: "replicasets", Subresource: "status", Namespace: "x", Name: "web"}, true},
 		{"non-resource", "the verb is the lower-case method", audit.Event{User: "u", Groups: saGroups, Verb: "get", URI: "/apis"},
-			apf.Request{User: "u", Groups: saGroups, Verb: "get", Path: "/apis"}, true},
-		{"non-resource post", "", audit.Event{User: "u", Verb: "post", URI: "/api/v1/x"}, apf.Request{}, false},
-		{"log", "a pod's log is long-running: APF never sees it", audit.Event{User: "u", Verb: "get", URI: "/api/v1/namespaces/x/pods/web/log"}, apf.Request{}, false},
-		{"exec", "", audit.Event{User: "u", Verb: "create", URI: "/api/v1/namespaces/x/pods/web/exec?command=sh"}, apf.Request{}, false},
-		{"unknown verb", "", audit.Event{User: "u", Verb: "escalate", URI: "/apis/rbac.authorization.k8s.io/v1/clusterroles/x"}, apf.Request{}, false},
+			kube.Request{User: "u", Groups: saGroups, Verb: "get", Path: "/apis"}, true},
+		{"non-resource post", "", audit.Event{User: "u", Verb: "post", URI: "/api/v1/x"}, kube.Request{}, false},
+		{"log", "a pod's log is long-running: APF never sees it", audit.Event{User: "u", Verb: "get", URI: "/api/v1/namespaces/x/pods/web/log"}, kube.Request{}, false},
+		{"exec", "", audit.Event{User: "u", Verb: "create", URI: "/api/v1/namespaces/x/pods/web/exec?command=sh"}, kube.Request{}, false},
+		{"unknown verb", "", audit.Event{User: "u", Verb: "escalate", URI: "/apis/rbac.authorization.k8s.io/v1/clusterroles/x"}, kube.Request{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := requestOf(tc.event)
@@ -63,12 +63,12 @@ func TestOperatorTraffic(t *testing.T) {
 		// kubectl --as: the learner's own request, which the operator
 		// never made.
 		{User: "kwok-admin", Groups: adminGroups, Impersonated: runaway.User, Verb: "create", URI: "/api/v1/namespaces/apf-lab/configmaps?dryRun=All"},
-		{User: apf.ServiceAccountUser("apf-lab", "other"), Groups: saGroups, Verb: "list", URI: "/api/v1/pods"},
+		{User: kube.ServiceAccountUser("apf-lab", "other"), Groups: saGroups, Verb: "list", URI: "/api/v1/pods"},
 		{User: runaway.User, Groups: saGroups, Verb: "list", URI: "/api/v1/secrets"},
 		{User: runaway.User, Groups: saGroups, Verb: "list", URI: "/api/v1/namespaces/apf-lab/configmaps?limit=1"},
 	}
 	got := kinds(operatorTraffic(events))
-	want := []apf.Request{
+	want := []kube.Request{
 		{Verb: "list", Resource: "configmaps", Namespace: "apf-lab"},
 		{Verb: "list", Resource: "secrets"},
 	}
@@ -93,7 +93,7 @@ func TestControlPlaneTraffic(t *testing.T) {
 	if diff := cmp.Diff([]string{"system:serviceaccount:kube-system:job-controller"}, users); diff != "" {
 		t.Errorf("senders beyond ControlPlane (-want +got): a controller the list does not know is added, kwok-admin only once\n%s", diff)
 	}
-	want := []apf.Request{
+	want := []kube.Request{
 		{User: audit.ReplicaSetController, Groups: kubeSysGroup, Verb: "create", Resource: "pods", Namespace: "web"},
 		{User: "kwok-admin", Groups: adminGroups, Verb: "create", Resource: "pods", Subresource: "binding", Namespace: "web", Name: "p"},
 		{User: "system:serviceaccount:kube-system:job-controller", Groups: kubeSysGroup, Verb: "update", APIGroup: "batch", Resource: "jobs", Subresource: "status", Namespace: "web", Name: "j"},

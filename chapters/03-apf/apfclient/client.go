@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
 // Objects are the flow-control objects of a cluster or of files.
@@ -38,7 +38,7 @@ type Objects struct {
 }
 
 // Config digests the objects into an apf.Config.
-func (o Objects) Config() (*apf.Config, error) { return apf.NewConfig(o.Schemas, o.Levels) }
+func (o Objects) Config() (*kube.Config, error) { return kube.NewConfig(o.Schemas, o.Levels) }
 
 // RESTConfig returns the client configuration kubectl would use with the
 // given --kubeconfig and --context ("" for the defaults: $KUBECONFIG, then
@@ -54,13 +54,13 @@ func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
 }
 
 // Load lists the FlowSchemas and PriorityLevelConfigurations of a cluster.
-func Load(ctx context.Context, kube kubernetes.Interface) (Objects, error) {
+func Load(ctx context.Context, client kubernetes.Interface) (Objects, error) {
 	var o Objects
-	fss, err := kube.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+	fss, err := client.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return o, fmt.Errorf("listing FlowSchemas: %w", err)
 	}
-	pls, err := kube.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	pls, err := client.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return o, fmt.Errorf("listing PriorityLevelConfigurations: %w", err)
 	}
@@ -89,14 +89,14 @@ func ReadFiles(files []string) (Objects, error) {
 			return o, err
 		}
 	}
-	apf.SetDefaults(o.Schemas, o.Levels)
+	kube.SetDefaults(o.Schemas, o.Levels)
 	for _, fs := range o.Schemas {
-		if err := apf.ValidateFlowSchema(fs); err != nil {
+		if err := kube.ValidateFlowSchema(fs); err != nil {
 			return o, err
 		}
 	}
 	for _, pl := range o.Levels {
-		if err := apf.ValidateLevel(pl); err != nil {
+		if err := kube.ValidateLevel(pl); err != nil {
 			return o, err
 		}
 	}
@@ -199,8 +199,8 @@ func cleanErr(err error) error {
 
 // NominalSeats reads apiserver_flowcontrol_nominal_limit_seats from the
 // server's /metrics: the nominal seats of each priority level.
-func NominalSeats(ctx context.Context, kube kubernetes.Interface) (map[string]int, error) {
-	body, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+func NominalSeats(ctx context.Context, client kubernetes.Interface) (map[string]int, error) {
+	body, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading /metrics: %w", err)
 	}
@@ -255,7 +255,7 @@ type Probe struct {
 // apf.Impersonated(r.User, r.Groups). Mutating verbs are sent with
 // dryRun=All, so a request that happens to be allowed changes nothing;
 // watch is sent with timeoutSeconds=1.
-func Send(ctx context.Context, cfg *rest.Config, r apf.Request) (Probe, error) {
+func Send(ctx context.Context, cfg *rest.Config, r kube.Request) (Probe, error) {
 	return SendWithin(ctx, cfg, r, 0)
 }
 
@@ -263,7 +263,7 @@ func Send(ctx context.Context, cfg *rest.Config, r apf.Request) (Probe, error) {
 // timeout query parameter) when d > 0. A request may wait in an APF queue
 // a quarter of its deadline, so a request to a level that cannot run it
 // comes back as 429 after d/4 instead of 15 s.
-func SendWithin(ctx context.Context, cfg *rest.Config, r apf.Request, d time.Duration) (Probe, error) {
+func SendWithin(ctx context.Context, cfg *rest.Config, r kube.Request, d time.Duration) (Probe, error) {
 	c := rest.CopyConfig(cfg)
 	c.Impersonate = rest.ImpersonationConfig{UserName: r.User, Groups: r.Groups}
 	hc, err := rest.HTTPClientFor(c)
@@ -318,12 +318,12 @@ var groupVersions = map[string]string{"": "v1", "autoscaling": "v2"}
 // user and groups, and what apf.ParseRequest reads from its request line.
 // It differs from r where the path says something else, as for a
 // Namespace fetched by name, whose namespace is its name.
-func Seen(r apf.Request) (apf.Request, error) {
+func Seen(r kube.Request) (kube.Request, error) {
 	method, p, query, err := RequestLine(r)
 	if err != nil {
-		return apf.Request{}, err
+		return kube.Request{}, err
 	}
-	seen := apf.ParseRequest(method, p, query)
+	seen := kube.ParseRequest(method, p, query)
 	seen.User, seen.Groups = r.User, r.Groups
 	return seen, nil
 }
@@ -336,7 +336,7 @@ const ProbeName = "apf-probe"
 // see r's verb, resource and namespace. A request for one object names
 // r.Name, or ProbeName. The resource may be "": GET /api/v1//pods is a
 // request for resource "" named "pods".
-func RequestLine(r apf.Request) (method, p string, query url.Values, err error) {
+func RequestLine(r kube.Request) (method, p string, query url.Values, err error) {
 	query = url.Values{}
 	if !r.IsResourceRequest() {
 		if !strings.HasPrefix(r.Path, "/") {
@@ -434,14 +434,14 @@ func (o Objects) ByUID() (schemas, levels map[string]string) {
 // SortedSchemas returns the schemas in matching order.
 func (o Objects) SortedSchemas() []*flowcontrol.FlowSchema {
 	out := append([]*flowcontrol.FlowSchema(nil), o.Schemas...)
-	sort.SliceStable(out, func(i, j int) bool { return apf.Before(out[i], out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return kube.Before(out[i], out[j]) })
 	return out
 }
 
 // Describe names a request without its sender, as a line of evidence
 // reads it: "list configmaps -n apf-lab", "list pods at cluster scope",
 // "get namespaces apf-lab -n apf-lab", "get /apis".
-func Describe(r apf.Request) string {
+func Describe(r kube.Request) string {
 	if !r.IsResourceRequest() {
 		return r.Verb + " " + r.Path
 	}

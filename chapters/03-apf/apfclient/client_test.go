@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
 func TestParseNominalSeats(t *testing.T) {
@@ -32,19 +32,19 @@ apiserver_flowcontrol_nominal_limit_seats_sum 3
 func TestRequestLine(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason string
-		req          apf.Request
+		req          kube.Request
 		method, path string
 		query        url.Values
 	}{
-		{"list core", "", apf.Request{Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab/configmaps", url.Values{}},
-		{"get subresource", "a named object", apf.Request{Verb: "get", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "x"}, "GET", "/apis/apps/v1/namespaces/x/deployments/apf-probe/scale", url.Values{}},
-		{"create", "mutations are dry-run", apf.Request{Verb: "create", Resource: "pods", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods", url.Values{"dryRun": {"All"}}},
-		{"create subresource", "a binding or an eviction is created under its pod", apf.Request{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods/apf-probe/eviction", url.Values{"dryRun": {"All"}}},
-		{"cluster scope delete", "", apf.Request{Verb: "delete", Resource: "nodes"}, "DELETE", "/api/v1/nodes/apf-probe", url.Values{"dryRun": {"All"}}},
-		{"watch", "watch ends after a second if allowed", apf.Request{Verb: "watch", Resource: "pods"}, "GET", "/api/v1/pods", url.Values{"watch": {"true"}, "timeoutSeconds": {"1"}}},
-		{"non-resource", "", apf.Request{Verb: "get", Path: "/healthz"}, "GET", "/healthz", url.Values{}},
-		{"namespace by name", "the name goes in the path", apf.Request{Verb: "get", Resource: "namespaces", Name: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab", url.Values{}},
-		{"empty resource", "the double slash stays", apf.Request{Verb: "get", Name: "pods"}, "GET", "/api/v1//pods", url.Values{}},
+		{"list core", "", kube.Request{Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab/configmaps", url.Values{}},
+		{"get subresource", "a named object", kube.Request{Verb: "get", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "x"}, "GET", "/apis/apps/v1/namespaces/x/deployments/apf-probe/scale", url.Values{}},
+		{"create", "mutations are dry-run", kube.Request{Verb: "create", Resource: "pods", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods", url.Values{"dryRun": {"All"}}},
+		{"create subresource", "a binding or an eviction is created under its pod", kube.Request{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods/apf-probe/eviction", url.Values{"dryRun": {"All"}}},
+		{"cluster scope delete", "", kube.Request{Verb: "delete", Resource: "nodes"}, "DELETE", "/api/v1/nodes/apf-probe", url.Values{"dryRun": {"All"}}},
+		{"watch", "watch ends after a second if allowed", kube.Request{Verb: "watch", Resource: "pods"}, "GET", "/api/v1/pods", url.Values{"watch": {"true"}, "timeoutSeconds": {"1"}}},
+		{"non-resource", "", kube.Request{Verb: "get", Path: "/healthz"}, "GET", "/healthz", url.Values{}},
+		{"namespace by name", "the name goes in the path", kube.Request{Verb: "get", Resource: "namespaces", Name: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab", url.Values{}},
+		{"empty resource", "the double slash stays", kube.Request{Verb: "get", Name: "pods"}, "GET", "/api/v1//pods", url.Values{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, p, q, err := RequestLine(tc.req)
@@ -61,14 +61,14 @@ func TestRequestLine(t *testing.T) {
 func TestSeenReadsTheRequestLine(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason string
-		req, want    apf.Request
+		req, want    kube.Request
 	}{
 		{"namespace by name", "the server reads the Namespace's name as the request's namespace",
-			apf.Request{User: "u", Verb: "get", Resource: "namespaces", Name: "apf-lab"},
-			apf.Request{User: "u", Verb: "get", Resource: "namespaces", Name: "apf-lab", Namespace: "apf-lab"}},
-		{"empty resource", "", apf.Request{User: "u", Verb: "get", Name: "pods"}, apf.Request{User: "u", Verb: "get", Name: "pods"}},
-		{"probe name", "a get without a name asks for apf-probe", apf.Request{Verb: "get", Resource: "pods", Namespace: "x"},
-			apf.Request{Verb: "get", Resource: "pods", Namespace: "x", Name: ProbeName}},
+			kube.Request{User: "u", Verb: "get", Resource: "namespaces", Name: "apf-lab"},
+			kube.Request{User: "u", Verb: "get", Resource: "namespaces", Name: "apf-lab", Namespace: "apf-lab"}},
+		{"empty resource", "", kube.Request{User: "u", Verb: "get", Name: "pods"}, kube.Request{User: "u", Verb: "get", Name: "pods"}},
+		{"probe name", "a get without a name asks for apf-probe", kube.Request{Verb: "get", Resource: "pods", Namespace: "x"},
+			kube.Request{Verb: "get", Resource: "pods", Namespace: "x", Name: ProbeName}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Seen(tc.req)
@@ -85,14 +85,14 @@ func TestSeenReadsTheRequestLine(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason string
-		req          apf.Request
+		req          kube.Request
 		want         string
 	}{
-		{"namespaced", "", apf.Request{User: "u", Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, "list configmaps -n apf-lab"},
-		{"cluster scope", "a list of pods in every namespace has no namespace", apf.Request{Verb: "list", Resource: "pods"}, "list pods at cluster scope"},
-		{"group and subresource", "", apf.Request{Verb: "update", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "x", Name: "web"}, "update apps/deployments/scale web -n x"},
-		{"namespace by name", "the server files it under its own name", apf.Request{Verb: "get", Resource: "namespaces", Name: "apf-lab", Namespace: "apf-lab"}, "get namespaces apf-lab -n apf-lab"},
-		{"non-resource", "", apf.Request{Verb: "get", Path: "/apis"}, "get /apis"},
+		{"namespaced", "", kube.Request{User: "u", Verb: "list", Resource: "configmaps", Namespace: "apf-lab"}, "list configmaps -n apf-lab"},
+		{"cluster scope", "a list of pods in every namespace has no namespace", kube.Request{Verb: "list", Resource: "pods"}, "list pods at cluster scope"},
+		{"group and subresource", "", kube.Request{Verb: "update", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "x", Name: "web"}, "update apps/deployments/scale web -n x"},
+		{"namespace by name", "the server files it under its own name", kube.Request{Verb: "get", Resource: "namespaces", Name: "apf-lab", Namespace: "apf-lab"}, "get namespaces apf-lab -n apf-lab"},
+		{"non-resource", "", kube.Request{Verb: "get", Path: "/apis"}, "get /apis"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Describe(tc.req); got != tc.want {

@@ -33,9 +33,9 @@ import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	"k8s.io/client-go/kubernetes"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
 const usage = `usage: apfctl classify|exempt|seats [flags]
@@ -90,11 +90,11 @@ func (c *common) load() (apfclient.Objects, error) {
 		return apfclient.Objects{}, fmt.Errorf("no cluster to read (%v); pass --kubeconfig/--context, or -f FILE", err)
 	}
 	cfg.Timeout = 10 * time.Second
-	kube, err := kubernetes.NewForConfig(cfg)
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return apfclient.Objects{}, err
 	}
-	return apfclient.Load(context.Background(), kube)
+	return apfclient.Load(context.Background(), client)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -146,7 +146,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
-func config(c *common) (*apf.Config, error) {
+func config(c *common) (*kube.Config, error) {
 	objs, err := c.load()
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ type classification struct {
 }
 
 func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer) error {
-	var r apf.Request
+	var r kube.Request
 	var groups []string
 	fs.StringVar(&r.User, "user", "", "the user `name`, e.g. system:serviceaccount:NS:NAME for a service account")
 	fs.Func("group", "a `group` of the user (repeatable, or comma-separated)", func(s string) error {
@@ -214,7 +214,7 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 	}
 	r.Groups = groups
 	if !*literal {
-		r.Groups = apf.Impersonated(r.User, groups)
+		r.Groups = kube.Impersonated(r.User, groups)
 	}
 	cfg, err := config(c)
 	if err != nil {
@@ -281,10 +281,10 @@ func levelType(pl *flowcontrol.PriorityLevelConfiguration) string {
 }
 
 type exemptReport struct {
-	Exempt   []exemptSchema `json:"exempt"`
-	Dangling []apf.Dangling `json:"dangling"`
-	Broken   []apf.Broken   `json:"brokenLevels"`
-	Supplied []string       `json:"supplied"`
+	Exempt   []exemptSchema  `json:"exempt"`
+	Dangling []kube.Dangling `json:"dangling"`
+	Broken   []kube.Broken   `json:"brokenLevels"`
+	Supplied []string        `json:"supplied"`
 }
 
 type exemptSchema struct {
@@ -305,10 +305,10 @@ func exempt(c *common, stdout io.Writer) error {
 	}
 	if c.output == "json" {
 		if rep.Dangling == nil {
-			rep.Dangling = []apf.Dangling{}
+			rep.Dangling = []kube.Dangling{}
 		}
 		if rep.Broken == nil {
-			rep.Broken = []apf.Broken{}
+			rep.Broken = []kube.Broken{}
 		}
 		if rep.Supplied == nil {
 			rep.Supplied = []string{}

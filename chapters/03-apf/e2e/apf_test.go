@@ -20,10 +20,10 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/apfctl"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
 type ctxKey struct{}
@@ -31,17 +31,17 @@ type ctxKey struct{}
 // fixture is what the feature creates: a namespace, and a level and a
 // schema that share the name.
 type fixture struct {
-	name string
-	kube kubernetes.Interface
+	name   string
+	client kubernetes.Interface
 }
 
 func ptr[T any](v T) *T { return &v }
 
 // loadModel reads the cluster's FlowSchemas and priority levels and builds
 // the model's configuration from them.
-func loadModel(ctx context.Context, t testing.TB, kube kubernetes.Interface) (apfclient.Objects, *apf.Config) {
+func loadModel(ctx context.Context, t testing.TB, client kubernetes.Interface) (apfclient.Objects, *kube.Config) {
 	t.Helper()
-	objs, err := apfclient.Load(ctx, kube)
+	objs, err := apfclient.Load(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,19 +55,19 @@ func loadModel(ctx context.Context, t testing.TB, kube kubernetes.Interface) (ap
 func TestClassificationAndSeats(t *testing.T) {
 	f := features.New("API Priority and Fairness: the model against the API server").
 		Setup(func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
-			kube, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
+			client, err := kubernetes.NewForConfig(cfg.Client().RESTConfig())
 			if err != nil {
 				t.Fatal(err)
 			}
-			fx := &fixture{name: "apf-e2e-" + rand.String(5), kube: kube}
-			if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fx.name}}, metav1.CreateOptions{}); err != nil {
+			fx := &fixture{name: "apf-e2e-" + rand.String(5), client: client}
+			if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fx.name}}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			return context.WithValue(ctx, ctxKey{}, fx)
 		}).
 		Assess("every level's nominal seats equal apiserver_flowcontrol_nominal_limit_seats", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
-			compareSeats(ctx, t, fx.kube, "")
+			compareSeats(ctx, t, fx.client, "")
 			return ctx
 		}).
 		Assess("apfctl seats, reading the cluster, prints the server's nominal seats", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
@@ -84,7 +84,7 @@ func TestClassificationAndSeats(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
 				t.Fatal(err)
 			}
-			server, err := apfclient.NominalSeats(ctx, fx.kube)
+			server, err := apfclient.NominalSeats(ctx, fx.client)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestClassificationAndSeats(t *testing.T) {
 		Assess("after a new level joins, every level's seats still equal the server's", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
 			createLevelAndSchema(ctx, t, fx)
-			compareSeats(ctx, t, fx.kube, fx.name)
+			compareSeats(ctx, t, fx.client, fx.name)
 			return ctx
 		}).
 		Assess("the model picks the FlowSchema whose UID the server returns, for 27 requests", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
@@ -116,8 +116,8 @@ func TestClassificationAndSeats(t *testing.T) {
 		}).
 		Assess("after the level is deleted, every level's seats return to the server's new values", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
-			fc := fx.kube.FlowcontrolV1()
-			before, err := apfclient.NominalSeats(ctx, fx.kube)
+			fc := fx.client.FlowcontrolV1()
+			before, err := apfclient.NominalSeats(ctx, fx.client)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,14 +132,14 @@ func TestClassificationAndSeats(t *testing.T) {
 			// (The gauge of the deleted level keeps its last value, so it
 			// is not what to wait for.)
 			err = wait.For(func(ctx context.Context) (bool, error) {
-				now, err := apfclient.NominalSeats(ctx, fx.kube)
+				now, err := apfclient.NominalSeats(ctx, fx.client)
 				return err == nil && now["workload-low"] != before["workload-low"], err
 			}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
 			if err != nil {
 				t.Fatalf("workload-low's seats stayed %d after the level went: %v", before["workload-low"], err)
 			}
-			compareSeats(ctx, t, fx.kube, "")
-			after, err := apfclient.NominalSeats(ctx, fx.kube)
+			compareSeats(ctx, t, fx.client, "")
+			after, err := apfclient.NominalSeats(ctx, fx.client)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,12 +151,12 @@ func TestClassificationAndSeats(t *testing.T) {
 		Teardown(func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
 			bg := context.Background()
-			fx.kube.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name, metav1.DeleteOptions{})
+			fx.client.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name, metav1.DeleteOptions{})
 			for _, suffix := range []string{"-typo", "-tie-a", "-tie-b"} {
-				fx.kube.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name+suffix, metav1.DeleteOptions{})
+				fx.client.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name+suffix, metav1.DeleteOptions{})
 			}
-			fx.kube.FlowcontrolV1().PriorityLevelConfigurations().Delete(bg, fx.name, metav1.DeleteOptions{})
-			fx.kube.CoreV1().Namespaces().Delete(bg, fx.name, metav1.DeleteOptions{})
+			fx.client.FlowcontrolV1().PriorityLevelConfigurations().Delete(bg, fx.name, metav1.DeleteOptions{})
+			fx.client.CoreV1().Namespaces().Delete(bg, fx.name, metav1.DeleteOptions{})
 			return ctx
 		}).Feature()
 	testenv.Test(t, f)
@@ -166,7 +166,7 @@ func TestClassificationAndSeats(t *testing.T) {
 // fx.name, and waits until the server reports the level's seats.
 func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 	t.Helper()
-	fc := fx.kube.FlowcontrolV1()
+	fc := fx.client.FlowcontrolV1()
 	_, err := fc.PriorityLevelConfigurations().Create(ctx, &flowcontrol.PriorityLevelConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: fx.name},
 		Spec: flowcontrol.PriorityLevelConfigurationSpec{
@@ -221,13 +221,13 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 		}
 	}
 	for _, name := range []string{fx.name, fx.name + "-tie-b", fx.name + "-tie-a"} {
-		if c := digested(ctx, t, fx.kube, name); c.Status != flowcontrol.ConditionFalse {
+		if c := digested(ctx, t, fx.client, name); c.Status != flowcontrol.ConditionFalse {
 			t.Fatalf("FlowSchema %s: Dangling = %s (%s), want False", name, c.Status, c.Message)
 		}
 	}
 	// The server takes new objects within moments; its metric appears when it has.
 	err = wait.For(func(ctx context.Context) (bool, error) {
-		seats, err := apfclient.NominalSeats(ctx, fx.kube)
+		seats, err := apfclient.NominalSeats(ctx, fx.client)
 		if err != nil {
 			return false, err
 		}
@@ -239,10 +239,10 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 	}
 }
 
-func compareSeats(ctx context.Context, t *testing.T, kube kubernetes.Interface, mustHave string) {
+func compareSeats(ctx context.Context, t *testing.T, client kubernetes.Interface, mustHave string) {
 	t.Helper()
-	_, cfg := loadModel(ctx, t, kube)
-	server, err := apfclient.NominalSeats(ctx, kube)
+	_, cfg := loadModel(ctx, t, client)
+	server, err := apfclient.NominalSeats(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,9 +267,9 @@ func compareSeats(ctx context.Context, t *testing.T, kube kubernetes.Interface, 
 func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx *fixture) {
 	t.Helper()
 	ns := fx.name
-	sa := apf.ServiceAccountUser
+	sa := kube.ServiceAccountUser
 	node := "system:node:pdb-1"
-	reqs := []apf.Request{
+	reqs := []kube.Request{
 		{User: sa("apf-lab", "runaway-operator"), Verb: "list", Resource: "configmaps", Namespace: "apf-lab"},
 		{User: sa("apf-lab", "runaway-operator"), Verb: "deletecollection", Resource: "pods", Namespace: ns},
 		{User: sa("apf-lab", "tie-probe"), Verb: "get", Resource: "pods", Namespace: "apf-lab"},
@@ -289,7 +289,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 		{User: "alice", Groups: []string{"ops"}, Verb: "watch", Resource: "pods", Namespace: ns},
 		{User: "kubernetes-admin", Groups: []string{"system:masters"}, Verb: "delete", Resource: "pods", Namespace: ns},
 		{User: "kubernetes-admin", Groups: []string{"system:masters"}, Verb: "get", Path: "/livez"},
-		{User: apf.UserAnonymous, Verb: "get", Path: "/healthz"},
+		{User: kube.UserAnonymous, Verb: "get", Path: "/healthz"},
 		{User: "alice", Verb: "get", Path: "/readyz/etcd"},
 		{User: "alice", Verb: "get", Path: "/version"},
 		{User: fx.name, Verb: "list", Resource: "secrets", Namespace: ns},
@@ -300,7 +300,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 		{User: fx.name, Verb: "get", Resource: "namespaces", Name: ns},
 		{User: "alice", Verb: "get", Name: "pods"},
 	}
-	objs, model := loadModel(ctx, t, fx.kube)
+	objs, model := loadModel(ctx, t, fx.client)
 	byUID, levelByUID := objs.ByUID()
 	schemas := map[string]bool{}
 	forbidden := 0
@@ -318,7 +318,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.Groups = apf.Impersonated(r.User, r.Groups)
+			r.Groups = kube.Impersonated(r.User, r.Groups)
 			got := model.Classify(r)
 			if got.Schema.Name != server {
 				t.Errorf("model classifies as %s, the server (HTTP %d) as %s", got.Schema.Name, p.Status, server)
@@ -345,7 +345,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 	}
 }
 
-func describe(r apf.Request) string {
+func describe(r kube.Request) string {
 	what := r.Path
 	if r.IsResourceRequest() {
 		what = r.Resource
@@ -366,7 +366,7 @@ func describe(r apf.Request) string {
 func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx *fixture) {
 	t.Helper()
 	name := fx.name + "-typo"
-	fc := fx.kube.FlowcontrolV1()
+	fc := fx.client.FlowcontrolV1()
 	_, err := fc.FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: flowcontrol.FlowSchemaSpec{
@@ -381,18 +381,18 @@ func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx
 	if err != nil {
 		t.Fatal(err)
 	}
-	cond := digested(ctx, t, fx.kube, name)
+	cond := digested(ctx, t, fx.client, name)
 	if cond.Status != flowcontrol.ConditionTrue || cond.Reason != "NotFound" {
 		t.Errorf("Dangling = %s, reason %s (%s); want True, NotFound", cond.Status, cond.Reason, cond.Message)
 	}
-	objs, model := loadModel(ctx, t, fx.kube)
-	r := apf.Request{User: fx.name, Verb: "list", Resource: "secrets", Namespace: fx.name}
+	objs, model := loadModel(ctx, t, fx.client)
+	r := kube.Request{User: fx.name, Verb: "list", Resource: "secrets", Namespace: fx.name}
 	p, err := apfclient.Send(ctx, envcfg.Client().RESTConfig(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	byUID, _ := objs.ByUID()
-	r.Groups = apf.Impersonated(r.User, nil)
+	r.Groups = kube.Impersonated(r.User, nil)
 	got := model.Classify(r).Schema.Name
 	if server := byUID[p.FlowSchemaUID]; server == name || server != got {
 		t.Errorf("the server classified into %s, the model into %s; want the same, and not the dangling %s", server, got, name)
@@ -402,11 +402,11 @@ func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx
 // digested waits until the server's configuration controller has taken the
 // schema in, which it shows by writing the schema's Dangling condition, and
 // returns that condition.
-func digested(ctx context.Context, t *testing.T, kube kubernetes.Interface, name string) flowcontrol.FlowSchemaCondition {
+func digested(ctx context.Context, t *testing.T, client kubernetes.Interface, name string) flowcontrol.FlowSchemaCondition {
 	t.Helper()
 	var cond flowcontrol.FlowSchemaCondition
 	err := wait.For(func(ctx context.Context) (bool, error) {
-		fs, err := kube.FlowcontrolV1().FlowSchemas().Get(ctx, name, metav1.GetOptions{})
+		fs, err := client.FlowcontrolV1().FlowSchemas().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}

@@ -21,9 +21,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/lab/differential"
 	"github.com/opslab/opslab/lab/labenv"
 )
@@ -48,7 +48,7 @@ const (
 type scenario struct {
 	Levels   []*flowcontrol.PriorityLevelConfiguration `json:"levels"`
 	Schemas  []*flowcontrol.FlowSchema                 `json:"schemas"`
-	Requests []apf.Request                             `json:"requests"`
+	Requests []kube.Request                            `json:"requests"`
 }
 
 // generate draws a scenario: 2–4 levels, 6–12 schemas (some naming a
@@ -155,11 +155,11 @@ func generate(rng *rand.Rand, n int) scenario {
 		"system:serviceaccount:"+prefixToken+"-b:sa0",
 		"system:serviceaccount:"+prefixToken+"-a:Bad_SA")
 	for range n {
-		r := apf.Request{User: pick(reqUsers...)}
+		r := kube.Request{User: pick(reqUsers...)}
 		switch rng.IntN(6) {
 		case 0:
 		case 1:
-			r.Groups = []string{apf.GroupAuthenticated}
+			r.Groups = []string{kube.GroupAuthenticated}
 		default:
 			r.Groups = some(groups, "")
 			if rng.IntN(3) == 0 {
@@ -220,11 +220,11 @@ type mismatch struct {
 // server has taken every object, compares the model with the server, and
 // deletes what it created. It returns the mismatches and the number of
 // requests compared.
-func differ(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes.Interface, sc scenario) []mismatch {
+func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernetes.Interface, sc scenario) []mismatch {
 	t.Helper()
 	prefix := "apf-e2e-d" + strings.ToLower(strconv.FormatUint(rand.Uint64()%1e8, 36))
 	live := sc.withPrefix(t, prefix)
-	fc := kube.FlowcontrolV1()
+	fc := client.FlowcontrolV1()
 	defer func() {
 		bg := context.Background()
 		for _, fs := range live.Schemas {
@@ -269,7 +269,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes
 		if done < len(live.Schemas) {
 			return false, nil
 		}
-		seats, err := apfclient.NominalSeats(ctx, kube)
+		seats, err := apfclient.NominalSeats(ctx, client)
 		if err != nil {
 			return false, err
 		}
@@ -280,7 +280,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes
 		}
 		return true, nil
 	})
-	objs, model := loadModel(ctx, t, kube)
+	objs, model := loadModel(ctx, t, client)
 	var out []mismatch
 	// Dangling: the model's list against the server's conditions.
 	dangling := map[string]bool{}
@@ -306,7 +306,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes
 	var seatDiffs []mismatch
 	for attempt := 0; attempt < 10; attempt++ {
 		seatDiffs = nil
-		m := readMetrics(ctx, t, kube)
+		m := readMetrics(ctx, t, client)
 		for _, s := range model.Seats(fairq.DefaultServerSeats) {
 			l := map[string]string{"priority_level": s.Level}
 			n, lo, hi := m.value("apiserver_flowcontrol_nominal_limit_seats", l), m.value("apiserver_flowcontrol_lower_limit_seats", l), m.value("apiserver_flowcontrol_upper_limit_seats", l)
@@ -344,7 +344,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen.Groups = apf.Impersonated(r.User, r.Groups)
+		seen.Groups = kube.Impersonated(r.User, r.Groups)
 		got := model.Classify(seen)
 		server, level := schemaByUID[p.FlowSchemaUID], levelByUID[p.LevelUID]
 		if got.Schema.Name != server || got.Level.Name != level {
@@ -359,16 +359,16 @@ func unprefix(s, prefix string) string { return strings.ReplaceAll(s, prefix, pr
 
 // shrink drops requests, schemas, levels and rules from sc while the
 // scenario still shows a mismatch, and returns the smallest it found.
-func shrink(ctx context.Context, t *testing.T, cfg *rest.Config, kube kubernetes.Interface, sc scenario, first []mismatch) (scenario, []mismatch) {
+func shrink(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernetes.Interface, sc scenario, first []mismatch) (scenario, []mismatch) {
 	// Keep only the first mismatching request, if the mismatch is one.
 	if first[0].Request >= 0 {
-		sc.Requests = []apf.Request{sc.Requests[first[0].Request]}
+		sc.Requests = []kube.Request{sc.Requests[first[0].Request]}
 	} else {
 		sc.Requests = nil
 	}
 	last := first
 	try := func(cand scenario) bool {
-		ms := differ(ctx, t, cfg, kube, cand)
+		ms := differ(ctx, t, cfg, client, cand)
 		if len(ms) == 0 {
 			return false
 		}
@@ -450,18 +450,18 @@ func writeReplay(t *testing.T, sc scenario, seed uint64, ms []mismatch) string {
 // OPSLAB_DIFF_SEED and OPSLAB_DIFF_CASES (scenarios) set the run.
 func TestDifferential(t *testing.T) {
 	ctx := context.Background()
-	cfg, kube := cluster(t)
+	cfg, client := cluster(t)
 	seed, n := differential.Params(t, defaultDiffSeed, defaultScenarios)
 	t.Logf("seed %d, %d scenarios of %d requests", seed, n, requestsPer)
 	rng := rand.New(rand.NewPCG(seed, 22))
 	requests := 0
 	for i := range n {
 		sc := generate(rng, requestsPer)
-		ms := differ(ctx, t, cfg, kube, sc)
+		ms := differ(ctx, t, cfg, client, sc)
 		requests += len(sc.Requests)
 		if len(ms) > 0 {
 			t.Errorf("seed %d, scenario %d: %d mismatches, the first: %s", seed, i, len(ms), ms[0].What)
-			small, last := shrink(ctx, t, cfg, kube, sc, ms)
+			small, last := shrink(ctx, t, cfg, client, sc, ms)
 			path := writeReplay(t, small, seed, last)
 			t.Fatalf("seed %d: shrunk to %d levels, %d schemas, %d requests: %s; replay: OPSLAB_DIFF_REPLAY=%s go test -tags e2e -run TestDifferentialReplay", seed, len(small.Levels), len(small.Schemas), len(small.Requests), last[0].What, path)
 		}
@@ -480,7 +480,7 @@ func TestDifferentialReplay(t *testing.T) {
 		t.Skip("no replay files")
 	}
 	ctx := context.Background()
-	cfg, kube := cluster(t)
+	cfg, client := cluster(t)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			b, err := os.ReadFile(f)
@@ -491,7 +491,7 @@ func TestDifferentialReplay(t *testing.T) {
 			if err := json.Unmarshal(b, &sc); err != nil {
 				t.Fatal(err)
 			}
-			for _, m := range differ(ctx, t, cfg, kube, sc) {
+			for _, m := range differ(ctx, t, cfg, client, sc) {
 				t.Errorf("%s", m.What)
 			}
 		})

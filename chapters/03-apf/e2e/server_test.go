@@ -24,9 +24,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/watchexempt"
 	"github.com/opslab/opslab/lab/labenv"
 )
@@ -35,13 +35,13 @@ import (
 func fixtureName() string { return "apf-e2e-" + rand.String(5) }
 
 // level creates a Limited level and deletes it when the test ends.
-func level(ctx context.Context, t *testing.T, kube kubernetes.Interface, name string, shares, lendable int32, borrowing *int32, q *flowcontrol.QueuingConfiguration) *flowcontrol.PriorityLevelConfiguration {
+func level(ctx context.Context, t *testing.T, client kubernetes.Interface, name string, shares, lendable int32, borrowing *int32, q *flowcontrol.QueuingConfiguration) *flowcontrol.PriorityLevelConfiguration {
 	t.Helper()
 	resp := flowcontrol.LimitResponse{Type: flowcontrol.LimitResponseTypeReject}
 	if q != nil {
 		resp = flowcontrol.LimitResponse{Type: flowcontrol.LimitResponseTypeQueue, Queuing: q}
 	}
-	pl, err := kube.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, &flowcontrol.PriorityLevelConfiguration{
+	pl, err := client.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, &flowcontrol.PriorityLevelConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: flowcontrol.PriorityLevelConfigurationSpec{
 			Type: flowcontrol.PriorityLevelEnablementLimited,
@@ -54,16 +54,16 @@ func level(ctx context.Context, t *testing.T, kube kubernetes.Interface, name st
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		kube.FlowcontrolV1().PriorityLevelConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{})
+		client.FlowcontrolV1().PriorityLevelConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	return pl
 }
 
 // userSchema creates a schema at precedence 300 that sends every request
 // of the one user to the level, and deletes it when the test ends.
-func userSchema(ctx context.Context, t *testing.T, kube kubernetes.Interface, name, user, level string) *flowcontrol.FlowSchema {
+func userSchema(ctx context.Context, t *testing.T, client kubernetes.Interface, name, user, level string) *flowcontrol.FlowSchema {
 	t.Helper()
-	fs, err := kube.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
+	fs, err := client.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: flowcontrol.FlowSchemaSpec{
 			PriorityLevelConfiguration: flowcontrol.PriorityLevelConfigurationReference{Name: level},
@@ -78,12 +78,14 @@ func userSchema(ctx context.Context, t *testing.T, kube kubernetes.Interface, na
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { kube.FlowcontrolV1().FlowSchemas().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		client.FlowcontrolV1().FlowSchemas().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	return fs
 }
 
 // waitClassified sends r until the server classifies it into schema.
-func waitClassified(ctx context.Context, t *testing.T, cfg *rest.Config, r apf.Request, schema *flowcontrol.FlowSchema) {
+func waitClassified(ctx context.Context, t *testing.T, cfg *rest.Config, r kube.Request, schema *flowcontrol.FlowSchema) {
 	t.Helper()
 	labenv.Poll(ctx, t, 20*time.Second, fmt.Sprintf("requests of %s classified into %s", r.User, schema.Name), func(ctx context.Context) (bool, error) {
 		p, err := apfclient.Send(ctx, cfg, r)
@@ -101,8 +103,8 @@ func waitClassified(ctx context.Context, t *testing.T, cfg *rest.Config, r apf.R
 // rest of the cluster classifies as before; everything is put back.
 func TestEnsurerPutsDefaultsBack(t *testing.T) {
 	ctx := context.Background()
-	_, kube := cluster(t)
-	fcs := kube.FlowcontrolV1().FlowSchemas()
+	_, client := cluster(t)
+	fcs := client.FlowcontrolV1().FlowSchemas()
 	const (
 		deleted  = "kube-scheduler"               // bootstrap order: processed before the two below
 		edited   = "kube-system-service-accounts" // 900 → 901, annotation left "true"
@@ -152,12 +154,12 @@ func TestEnsurerPutsDefaultsBack(t *testing.T) {
 	}
 	k := change(kept, func(fs *flowcontrol.FlowSchema) {
 		fs.Spec.MatchingPrecedence--
-		fs.Annotations[apf.AutoUpdateAnnotation] = "false"
+		fs.Annotations[kube.AutoUpdateAnnotation] = "false"
 	})
 	e := change(edited, func(fs *flowcontrol.FlowSchema) { fs.Spec.MatchingPrecedence++ })
 	stale := fixtureName() + "-stale"
 	mine, err := fcs.Create(ctx, &flowcontrol.FlowSchema{
-		ObjectMeta: metav1.ObjectMeta{Name: stale, Annotations: map[string]string{apf.AutoUpdateAnnotation: "true"}},
+		ObjectMeta: metav1.ObjectMeta{Name: stale, Annotations: map[string]string{kube.AutoUpdateAnnotation: "true"}},
 		Spec: flowcontrol.FlowSchemaSpec{
 			PriorityLevelConfiguration: flowcontrol.PriorityLevelConfigurationReference{Name: "global-default"},
 			MatchingPrecedence:         300,
@@ -172,13 +174,13 @@ func TestEnsurerPutsDefaultsBack(t *testing.T) {
 	}
 	t.Cleanup(func() { fcs.Delete(context.Background(), stale, metav1.DeleteOptions{}) })
 	// What the model predicts, from the objects as they now are.
-	predict := map[string]apf.EnsureAction{
-		kept:    apf.Ensure(apf.Suggested, true, k.Annotations, k.Generation, false),
-		edited:  apf.Ensure(apf.Suggested, true, e.Annotations, e.Generation, false),
-		stale:   apf.Ensure(apf.Yours, true, mine.Annotations, mine.Generation, false),
-		deleted: apf.Ensure(apf.Suggested, false, nil, 0, false),
+	predict := map[string]kube.EnsureAction{
+		kept:    kube.Ensure(kube.Suggested, true, k.Annotations, k.Generation, false),
+		edited:  kube.Ensure(kube.Suggested, true, e.Annotations, e.Generation, false),
+		stale:   kube.Ensure(kube.Yours, true, mine.Annotations, mine.Generation, false),
+		deleted: kube.Ensure(kube.Suggested, false, nil, 0, false),
 	}
-	want := map[string]apf.EnsureAction{kept: apf.Keep, edited: apf.RestoreSpec, stale: apf.Delete, deleted: apf.Create}
+	want := map[string]kube.EnsureAction{kept: kube.Keep, edited: kube.RestoreSpec, stale: kube.Delete, deleted: kube.Create}
 	for name, a := range want {
 		if predict[name] != a {
 			t.Errorf("apf.Ensure for %s = %s, want %s", name, predict[name], a)
@@ -237,33 +239,33 @@ type listSeatsCase struct {
 // configmaps so that a LIST costs more than 10 seats.
 func TestWorkEstimatesAgainstServer(t *testing.T) {
 	ctx := context.Background()
-	cfg, kube := cluster(t)
-	ns := labenv.Namespace(ctx, t, kube, "apf-e2e-")
+	cfg, client := cluster(t)
+	ns := labenv.Namespace(ctx, t, client, "apf-e2e-")
 	base := fixtureName()
 	narrow, wide := base+"-narrow", base+"-wide"
-	level(ctx, t, kube, narrow, 5, 0, ptr(int32(0)), &flowcontrol.QueuingConfiguration{Queues: 16, HandSize: 4, QueueLengthLimit: 20})
-	level(ctx, t, kube, wide, 5, 0, ptr(int32(0)), nil)
+	level(ctx, t, client, narrow, 5, 0, ptr(int32(0)), &flowcontrol.QueuingConfiguration{Queues: 16, HandSize: 4, QueueLengthLimit: 20})
+	level(ctx, t, client, wide, 5, 0, ptr(int32(0)), nil)
 	schemas := map[string]*flowcontrol.FlowSchema{
-		narrow: userSchema(ctx, t, kube, narrow, narrow, narrow),
-		wide:   userSchema(ctx, t, kube, wide, wide, wide),
+		narrow: userSchema(ctx, t, client, narrow, narrow, narrow),
+		wide:   userSchema(ctx, t, client, wide, wide, wide),
 	}
 	data := strings.Repeat("x", 95_000)
 	for i := range 13 {
-		if _, err := kube.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bulk-%d", i)}, Data: map[string]string{"x": data}}, metav1.CreateOptions{}); err != nil {
+		if _, err := client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bulk-%d", i)}, Data: map[string]string{"x": data}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for name, fs := range schemas {
-		waitClassified(ctx, t, cfg, apf.Request{User: name, Verb: "get", Path: "/version"}, fs)
+		waitClassified(ctx, t, cfg, kube.Request{User: name, Verb: "get", Path: "/version"}, fs)
 	}
 	// The server measures a resource about once a minute.
 	var stats fairq.ResourceStats
 	labenv.Poll(ctx, t, 200*time.Second, "the server's size estimate of configmaps above 1.2 MB", func(ctx context.Context) (bool, error) {
-		m := readMetrics(ctx, t, kube)
+		m := readMetrics(ctx, t, client)
 		stats = statsOf(m)
 		return stats.Objects*stats.AverageSize > 1_200_000, nil
 	})
-	nominal := apfclientSeats(ctx, t, kube)
+	nominal := apfclientSeats(ctx, t, client)
 	maxSeats := map[string]int{
 		narrow: fairq.MaxSeats(nominal[narrow], &fairq.Queuing{Queues: 16, HandSize: 4, QueueLengthLimit: 20}),
 		wide:   fairq.MaxSeats(nominal[wide], nil),
@@ -284,10 +286,10 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 		for _, lc := range lists {
 			t.Run(user[len(base)+1:]+"/"+lc.name, func(t *testing.T) {
 				for attempt := 0; ; attempt++ {
-					before := readMetrics(ctx, t, kube)
+					before := readMetrics(ctx, t, client)
 					st := statsOf(before)
 					p := sendRaw(ctx, t, cfg, user, nil, "GET", "/api/v1/namespaces/"+ns+"/configmaps?"+lc.query, nil)
-					after := readMetrics(ctx, t, kube)
+					after := readMetrics(ctx, t, client)
 					if statsOf(after) != st && attempt < 3 {
 						continue // the server measured configmaps again in between
 					}
@@ -314,7 +316,7 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		for range 25 {
-			w, err := kube.CoreV1().ConfigMaps(ns).Watch(wctx, metav1.ListOptions{})
+			w, err := client.CoreV1().ConfigMaps(ns).Watch(wctx, metav1.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -323,10 +325,10 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 		time.Sleep(time.Second)
 		for _, user := range []string{wide, narrow} {
 			labels := map[string]string{"flow_schema": user, "priority_level": user}
-			before := readMetrics(ctx, t, kube)
+			before := readMetrics(ctx, t, client)
 			body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w"}}`
 			p := sendRaw(ctx, t, cfg, user, nil, "POST", "/api/v1/namespaces/"+ns+"/configmaps?dryRun=All", strings.NewReader(body))
-			after := readMetrics(ctx, t, kube)
+			after := readMetrics(ctx, t, client)
 			watchers := after.value("apiserver_flowcontrol_watch_count_samples_sum", labels) - before.value("apiserver_flowcontrol_watch_count_samples_sum", labels)
 			got := after.value("apiserver_flowcontrol_work_estimated_seats_sum", labels) - before.value("apiserver_flowcontrol_work_estimated_seats_sum", labels)
 			want := fairq.MutatingSeats(int(watchers), maxSeats[user])
@@ -349,9 +351,9 @@ func statsOf(m metrics) fairq.ResourceStats {
 	return fairq.ResourceStats{Objects: n, AverageSize: size / n}
 }
 
-func apfclientSeats(ctx context.Context, t *testing.T, kube kubernetes.Interface) map[string]int {
+func apfclientSeats(ctx context.Context, t *testing.T, client kubernetes.Interface) map[string]int {
 	t.Helper()
-	s, err := apfclient.NominalSeats(ctx, kube)
+	s, err := apfclient.NominalSeats(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,8 +405,8 @@ func rawRequest(ctx context.Context, cfg *rest.Config, user string, groups []str
 // classified like anything else.
 func TestRequestsAPFNeverSees(t *testing.T) {
 	ctx := context.Background()
-	cfg, kube := cluster(t)
-	ns := labenv.Namespace(ctx, t, kube, "apf-e2e-")
+	cfg, client := cluster(t)
+	ns := labenv.Namespace(ctx, t, client, "apf-e2e-")
 	for _, tc := range []struct {
 		name, path string
 		classified bool
@@ -442,26 +444,26 @@ func TestRequestsAPFNeverSees(t *testing.T) {
 // concurrency-limit.
 func TestRejectedWithRetryAfter(t *testing.T) {
 	ctx := context.Background()
-	cfg, kube := cluster(t)
-	ns := labenv.Namespace(ctx, t, kube, "apf-e2e-")
+	cfg, client := cluster(t)
+	ns := labenv.Namespace(ctx, t, client, "apf-e2e-")
 	name := fixtureName() + "-none"
-	pl := level(ctx, t, kube, name, 0, 0, ptr(int32(0)), nil)
-	fs := userSchema(ctx, t, kube, name, name, name)
+	pl := level(ctx, t, client, name, 0, 0, ptr(int32(0)), nil)
+	fs := userSchema(ctx, t, client, name, name, name)
 	// The user may create configmaps in the namespace, so the slow
 	// create reaches its handler and reads its body.
-	if _, err := kube.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "create"}, Rules: []rbacv1.PolicyRule{{Verbs: []string{"create"}, APIGroups: []string{""}, Resources: []string{"configmaps"}}}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "create"}, Rules: []rbacv1.PolicyRule{{Verbs: []string{"create"}, APIGroups: []string{""}, Resources: []string{"configmaps"}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "create"}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "create"}, Subjects: []rbacv1.Subject{{Kind: "User", Name: name}}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "create"}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "create"}, Subjects: []rbacv1.Subject{{Kind: "User", Name: name}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitClassified(ctx, t, cfg, apf.Request{User: name, Verb: "get", Path: "/version"}, fs)
+	waitClassified(ctx, t, cfg, kube.Request{User: name, Verb: "get", Path: "/version"}, fs)
 	// The authorizer learns of the binding within moments.
 	labenv.Poll(ctx, t, 20*time.Second, name+" may create configmaps", func(ctx context.Context) (bool, error) {
 		body := strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe"}}`)
 		return sendRaw(ctx, t, cfg, name, nil, "POST", "/api/v1/namespaces/"+ns+"/configmaps?dryRun=All", body).StatusCode == http.StatusCreated, nil
 	})
-	before := readMetrics(ctx, t, kube)
+	before := readMetrics(ctx, t, client)
 	pr, pw := io.Pipe()
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -492,7 +494,7 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 	if refused.Header.Get("Retry-After") == "" || refused.Header.Get("X-Kubernetes-PF-PriorityLevel-UID") != string(pl.UID) {
 		t.Errorf("429 headers: Retry-After %q, PriorityLevel UID %q; want a Retry-After and %s's UID %s", refused.Header.Get("Retry-After"), refused.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"), name, pl.UID)
 	}
-	after := readMetrics(ctx, t, kube)
+	after := readMetrics(ctx, t, client)
 	labels := map[string]string{"priority_level": name, "flow_schema": name, "reason": "concurrency-limit"}
 	if d := after.value("apiserver_flowcontrol_rejected_requests_total", labels) - before.value("apiserver_flowcontrol_rejected_requests_total", labels); d < 1 {
 		t.Errorf("apiserver_flowcontrol_rejected_requests_total{reason=concurrency-limit} grew by %v, want at least 1", d)
@@ -511,14 +513,14 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 // (schema global-default).
 func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 	ctx := context.Background()
-	cfg, kube := cluster(t)
-	ns := labenv.Namespace(ctx, t, kube, "apf-e2e-")
-	sa, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "impersonator"}}, metav1.CreateOptions{})
+	cfg, client := cluster(t)
+	ns := labenv.Namespace(ctx, t, client, "apf-e2e-")
+	sa, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "impersonator"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	binding := ns + "-impersonator"
-	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+	if _, err := client.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: binding},
 		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
 		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: sa.Name}},
@@ -526,15 +528,15 @@ func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding, metav1.DeleteOptions{})
+		client.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding, metav1.DeleteOptions{})
 	})
-	tok, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(600))}}, metav1.CreateOptions{})
+	tok, err := client.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(600))}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	as := rest.AnonymousClientConfig(cfg)
 	as.BearerToken = tok.Status.Token
-	objs, err := apfclient.Load(ctx, kube)
+	objs, err := apfclient.Load(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,9 +565,9 @@ func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 // verbs, so no server holds the list apf.ValidateFlowSchema refuses.
 func TestServerRefusesWildcardAmongOthers(t *testing.T) {
 	ctx := context.Background()
-	_, kube := cluster(t)
+	_, client := cluster(t)
 	name := fixtureName() + "-wild"
-	_, err := kube.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
+	_, err := client.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrol.FlowSchema{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: flowcontrol.FlowSchemaSpec{
 			PriorityLevelConfiguration: flowcontrol.PriorityLevelConfigurationReference{Name: "global-default"},
@@ -588,9 +590,9 @@ func TestServerRefusesWildcardAmongOthers(t *testing.T) {
 // the model's Min (nominal − lendable) and Max (nominal + borrowing).
 func TestBorrowingBounds(t *testing.T) {
 	ctx := context.Background()
-	_, kube := cluster(t)
-	_, cfg := loadModel(ctx, t, kube)
-	m := readMetrics(ctx, t, kube)
+	_, client := cluster(t)
+	_, cfg := loadModel(ctx, t, client)
+	m := readMetrics(ctx, t, client)
 	moved := 0
 	for _, s := range cfg.Seats(fairq.DefaultServerSeats) {
 		l := map[string]string{"priority_level": s.Level}
@@ -622,13 +624,13 @@ func TestBorrowingBounds(t *testing.T) {
 // levels that queue.
 func TestDebugDumps(t *testing.T) {
 	ctx := context.Background()
-	_, kube := cluster(t)
-	_, cfg := loadModel(ctx, t, kube)
-	levels, err := kube.CoreV1().RESTClient().Get().AbsPath("/debug/api_priority_and_fairness/dump_priority_levels").DoRaw(ctx)
+	_, client := cluster(t)
+	_, cfg := loadModel(ctx, t, client)
+	levels, err := client.CoreV1().RESTClient().Get().AbsPath("/debug/api_priority_and_fairness/dump_priority_levels").DoRaw(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	queues, err := kube.CoreV1().RESTClient().Get().AbsPath("/debug/api_priority_and_fairness/dump_queues").DoRaw(ctx)
+	queues, err := client.CoreV1().RESTClient().Get().AbsPath("/debug/api_priority_and_fairness/dump_queues").DoRaw(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -649,13 +651,13 @@ func TestDebugDumps(t *testing.T) {
 // new schema and its removal.
 func TestExemptWatcher(t *testing.T) {
 	ctx := context.Background()
-	_, kube := cluster(t)
+	_, client := cluster(t)
 	var buf syncBuffer
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { _, err := watchexempt.Watch(wctx, kube, &buf); done <- err }()
+	go func() { _, err := watchexempt.Watch(wctx, client, &buf); done <- err }()
 	labenv.Poll(ctx, t, 10*time.Second, "the watcher's first list", func(context.Context) (bool, error) { return buf.String() != "", nil })
-	_, model := loadModel(ctx, t, kube)
+	_, model := loadModel(ctx, t, client)
 	var names []string
 	for _, fs := range model.Exempt() {
 		names = append(names, fs.Name)
@@ -666,11 +668,11 @@ func TestExemptWatcher(t *testing.T) {
 		fmt.Fprintf(&want, "exempt %s\n", n)
 	}
 	name := fixtureName() + "-exempt"
-	fs := userSchema(ctx, t, kube, name, name, "exempt")
+	fs := userSchema(ctx, t, client, name, name, "exempt")
 	labenv.Poll(ctx, t, 10*time.Second, "the watcher's + line", func(context.Context) (bool, error) {
 		return strings.Contains(buf.String(), "+ "+name+"\n"), nil
 	})
-	if err := kube.FlowcontrolV1().FlowSchemas().Delete(ctx, fs.Name, metav1.DeleteOptions{}); err != nil {
+	if err := client.FlowcontrolV1().FlowSchemas().Delete(ctx, fs.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	labenv.Poll(ctx, t, 10*time.Second, "the watcher's - line", func(context.Context) (bool, error) {
@@ -714,23 +716,23 @@ func (s *syncBuffer) String() string {
 // time-out.
 func TestSeatlessQueueTimesOut(t *testing.T) {
 	ctx := context.Background()
-	cfg, kube := cluster(t)
+	cfg, client := cluster(t)
 	name := fixtureName() + "-seatless"
-	level(ctx, t, kube, name, 0, 0, ptr(int32(0)), &flowcontrol.QueuingConfiguration{Queues: 4, HandSize: 2, QueueLengthLimit: 10})
-	fs := userSchema(ctx, t, kube, name, name, name)
-	r := apf.Request{User: name, Verb: "get", Path: "/version"}
+	level(ctx, t, client, name, 0, 0, ptr(int32(0)), &flowcontrol.QueuingConfiguration{Queues: 4, HandSize: 2, QueueLengthLimit: 10})
+	fs := userSchema(ctx, t, client, name, name, name)
+	r := kube.Request{User: name, Verb: "get", Path: "/version"}
 	labenv.Poll(ctx, t, 20*time.Second, "requests of "+name+" classified into "+name, func(ctx context.Context) (bool, error) {
 		p, err := apfclient.SendWithin(ctx, cfg, r, 2*time.Second)
 		return err == nil && p.FlowSchemaUID == string(fs.UID), nil
 	})
-	before := readMetrics(ctx, t, kube)
+	before := readMetrics(ctx, t, client)
 	start := time.Now()
 	p, err := apfclient.SendWithin(ctx, cfg, r, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waited := time.Since(start)
-	after := readMetrics(ctx, t, kube)
+	after := readMetrics(ctx, t, client)
 	labels := map[string]string{"priority_level": name, "flow_schema": name, "reason": "time-out"}
 	d := after.value("apiserver_flowcontrol_rejected_requests_total", labels) - before.value("apiserver_flowcontrol_rejected_requests_total", labels)
 	t.Logf("HTTP %d after %v; time-out rejections +%v", p.Status, waited.Round(10*time.Millisecond), d)

@@ -24,8 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
 // The operator's namespace and service account.
@@ -35,7 +35,7 @@ const (
 )
 
 // User is the operator's user name at the API server.
-var User = apf.ServiceAccountUser(Namespace, Account)
+var User = kube.ServiceAccountUser(Namespace, Account)
 
 // UserAgent is the user agent its requests carry.
 const UserAgent = "runaway-operator/v1"
@@ -44,7 +44,7 @@ const UserAgent = "runaway-operator/v1"
 // kinds of request it makes. They differ in verb, API group, resource,
 // scope and path, as a real operator's do; a FlowSchema that is to take
 // the operator's traffic must take every one of them.
-var Requests = []apf.Request{
+var Requests = []kube.Request{
 	{Verb: "get", Path: "/apis"},                           // discovery, a non-resource request
 	{Verb: "get", Resource: "namespaces", Name: Namespace}, // its own namespace: filed under namespace apf-lab
 	{Verb: "list", Resource: "configmaps", Namespace: Namespace},
@@ -70,7 +70,7 @@ type Options struct {
 // prints one line per request to out: the pass, the request, the status,
 // and the schema and level named by the answer's X-Kubernetes-PF-* headers.
 func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) error {
-	kube, err := kubernetes.NewForConfig(cfg)
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) err
 	if ttl < 600 {
 		ttl = 600
 	}
-	tr, err := kube.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, Account,
+	tr, err := client.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, Account,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("asking for a token of %s/%s: %w", Namespace, Account, err)
@@ -96,7 +96,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) err
 			case <-time.After(opts.Every):
 			}
 		}
-		objs, err := apfclient.Load(ctx, kube)
+		objs, err := apfclient.Load(ctx, client)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package apf
+package kube
 
 import (
 	"math/rand/v2"

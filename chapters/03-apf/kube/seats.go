@@ -1,4 +1,4 @@
-package apf
+package kube
 
 import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"

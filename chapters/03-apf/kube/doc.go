@@ -42,4 +42,4 @@
 // probability. This package uses it for the flow hash and for checking a
 // level's queues, and its tests check fairq's table of default levels
 // against upstream's bootstrap objects.
-package apf
+package kube

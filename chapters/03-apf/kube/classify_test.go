@@ -1,4 +1,4 @@
-package apf
+package kube
 
 import (
 	"testing"
