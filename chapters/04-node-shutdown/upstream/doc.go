@@ -1,4 +1,4 @@
-// Package kubelet compares chapter 4's model (package shutdown and its API
+// Package upstream compares chapter 4's model (package shutdown and its API
 // side, package kube) with the kubelet's own code, Kubernetes v1.36.3. It is
 // a module of its own so that k8s.io/kubernetes and its replace block never
 // reach the course's module.
@@ -25,4 +25,4 @@
 // seed; "random": a new one, printed) and OPSLAB_DIFF_CASES.
 //
 // Run it from this directory: go test ./...
-package kubelet
+package upstream

@@ -1,4 +1,4 @@
-module github.com/opslab/opslab/chapters/04-node-shutdown/kubelet
+module github.com/opslab/opslab/chapters/04-node-shutdown/upstream
 
 go 1.26.0
 
