@@ -5,7 +5,9 @@ package pdbcheck_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/klient/decoder"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
 
+	"github.com/opslab/opslab/chapters"
 	"github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
@@ -230,9 +235,9 @@ func TestCheatsFail(t *testing.T) {
 func expect(t *testing.T, c *labcheck.Cluster, want map[string]string) {
 	t.Helper()
 	for id, phrase := range want {
-		chk, ok := labcheck.Lookup(id)
+		chk, ok := chapters.Course.Lookup(id)
 		if !ok {
-			t.Fatalf("no check %s", id)
+			t.Fatalf("no check %s in the course", id)
 		}
 		res, err := chk.Run(context.Background(), c)
 		if err != nil {
@@ -328,46 +333,48 @@ func (l *lab) reset(t *testing.T) {
 	})
 }
 
-// apply makes the namespace, web and its budget, as lab/*.yaml do, but
-// with pods that are Ready 1 s after they start.
+// manifests are the lab's own: the namespace, web and its budget as the
+// README has the learner apply them.
+var manifests = os.DirFS(filepath.Join("..", "lab"))
+
+// decode reads one of the lab's manifests into obj.
+func decode(t *testing.T, name string, obj k8s.Object) {
+	t.Helper()
+	if err := decoder.DecodeFile(manifests, name, obj); err != nil {
+		t.Fatalf("lab/%s: %v", name, err)
+	}
+}
+
+// apply makes the namespace, web and its budget from lab/*.yaml, with the
+// replicas and floor given and pods that are Ready 1 s after they start.
 func (l *lab) apply(t *testing.T, replicas int32, minAvailable int) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := l.k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	var namespace corev1.Namespace
+	decode(t, "namespace.yaml", &namespace)
+	if _, err := l.k.CoreV1().Namespaces().Create(ctx, &namespace, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	labels := map[string]string{"app": pdbcheck.App}
-	web := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: pdbcheck.App, Namespace: ns},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: &replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{"opslab.dev/ready-after": "1s"}},
-				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"opslab.dev/pool": pdbcheck.Pool},
-					Containers:   []corev1.Container{{Name: "web", Image: "registry.example/web:1"}},
-				},
-			},
-		},
-	}
-	if _, err := l.k.AppsV1().Deployments(ns).Create(ctx, web, metav1.CreateOptions{}); err != nil {
+	var web appsv1.Deployment
+	decode(t, "web.yaml", &web)
+	web.Spec.Replicas = &replicas
+	web.Spec.Template.Annotations["opslab.dev/ready-after"] = "1s"
+	if _, err := l.k.AppsV1().Deployments(ns).Create(ctx, &web, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	l.budget(t, minAvailable)
 }
 
-// budget makes the budget web, or sets its floor if it exists.
+// budget makes the budget web of lab/budget.yaml with the floor given, or
+// sets its floor if it exists.
 func (l *lab) budget(t *testing.T, minAvailable int) {
 	t.Helper()
 	ctx := context.Background()
+	var b policyv1.PodDisruptionBudget
+	decode(t, "budget.yaml", &b)
 	v := intstr.FromInt32(int32(minAvailable))
-	b := &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
-		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &v,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": pdbcheck.App}}},
-	}
-	if _, err := l.k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, b, metav1.CreateOptions{}); err != nil {
+	b.Spec.MinAvailable = &v
+	if _, err := l.k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, &b, metav1.CreateOptions{}); err != nil {
 		if !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}

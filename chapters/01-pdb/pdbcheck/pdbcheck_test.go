@@ -246,12 +246,10 @@ func TestChecks(t *testing.T) {
 	}
 }
 
-func TestChecksAreRegistered(t *testing.T) {
+// TestChecksAreComplete requires of every check what a learner reads next
+// to it: points, the claim it verifies, what it reads, and hints.
+func TestChecksAreComplete(t *testing.T) {
 	for _, chk := range Checks() {
-		got, ok := labcheck.Lookup(chk.ID)
-		if !ok || got.Chapter != 1 {
-			t.Errorf("check %s is not registered for chapter 1", chk.ID)
-		}
 		if chk.Points <= 0 || chk.Claim == "" || chk.Reads == "" || len(chk.Hints) == 0 {
 			t.Errorf("check %s lacks points, claim, reads or hints", chk.ID)
 		}
