@@ -27,7 +27,6 @@ import (
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/chapters/02-taints/kube"
-	"github.com/opslab/opslab/chapters/02-taints/timetable"
 	"github.com/opslab/opslab/lab/differential"
 	"github.com/opslab/opslab/lab/labenv"
 )
@@ -310,12 +309,12 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 	}
 	predicted := map[string]prediction{}
 	if len(sc.Pods) > 0 {
-		var out, errOut strings.Builder
-		if code := timetable.Run(args, &out, &errOut); code != 0 {
-			return nil, fmt.Errorf("timetable %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+		out, err := timetable(ctx, args...)
+		if err != nil {
+			return nil, err
 		}
 		var rows []prediction
-		if err := json.Unmarshal([]byte(out.String()), &rows); err != nil {
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
 			return nil, fmt.Errorf("timetable -o json: %v", err)
 		}
 		for _, p := range rows {

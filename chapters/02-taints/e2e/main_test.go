@@ -15,7 +15,14 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/e2e-framework/pkg/env"
@@ -32,5 +39,45 @@ var (
 func TestMain(m *testing.M) {
 	kubeconfig, kubeContext = labenv.Kubeconfig(), labenv.Context()
 	testenv = env.NewWithConfig(labenv.Config())
-	os.Exit(testenv.Run(m))
+	code := testenv.Run(m)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// binDir holds the timetable command, built by the first test that runs it.
+var binDir string
+
+// buildTimetable builds the chapter's command once, from its own package
+// main, so that the tests run what a learner runs.
+var buildTimetable = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "taints-e2e-")
+	if err != nil {
+		return "", err
+	}
+	binDir = dir
+	bin := filepath.Join(dir, "timetable")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/opslab/opslab/chapters/02-taints/cmd/timetable").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build timetable: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// timetable runs the timetable command with args and returns what it
+// printed; an exit status other than 0 is an error that carries its
+// standard error.
+func timetable(ctx context.Context, args ...string) (string, error) {
+	bin, err := buildTimetable()
+	if err != nil {
+		return "", err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("timetable %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
 }

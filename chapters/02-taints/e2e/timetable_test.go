@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
-	"github.com/opslab/opslab/chapters/02-taints/timetable"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -87,17 +86,16 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 			})
 
 			// The prediction, from the command a learner runs.
-			var out, errOut strings.Builder
-			args := []string{"--kubeconfig", kubeconfig, "--context", kubeContext, "-n", ns, "--node", node, "-o", "json", key + ":NoExecute"}
-			if code := timetable.Run(args, &out, &errOut); code != 0 {
-				t.Fatalf("timetable %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+			out, err := timetable(ctx, "--kubeconfig", kubeconfig, "--context", kubeContext, "-n", ns, "--node", node, "-o", "json", key+":NoExecute")
+			if err != nil {
+				t.Fatal(err)
 			}
 			var predicted []prediction
-			if err := json.Unmarshal([]byte(out.String()), &predicted); err != nil {
-				t.Fatalf("timetable -o json: %v\n%s", err, out.String())
+			if err := json.Unmarshal([]byte(out), &predicted); err != nil {
+				t.Fatalf("timetable -o json: %v\n%s", err, out)
 			}
 			if len(predicted) != len(pods) {
-				t.Fatalf("timetable listed %d pods, want %d:\n%s", len(predicted), len(pods), out.String())
+				t.Fatalf("timetable listed %d pods, want %d:\n%s", len(predicted), len(pods), out)
 			}
 			var horizon time.Duration
 			for _, p := range predicted {

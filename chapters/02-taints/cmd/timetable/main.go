@@ -1,19 +1,191 @@
-// Timetable prints, for each pod of a namespace (or of YAML files) and a
-// taint, the node the pod runs on, the toleration the taint eviction
-// controller would use, and when the pod would leave: now, after N seconds,
-// or never. Pods are listed soonest first.
-//
-// Usage:
-//
-//	timetable [-f FILE]... [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] [--node NAME] [-o text|json] TAINT...
-//
-// TAINT is written as kubectl taint writes it, key[=value]:Effect. Pods read
-// from files go through the DefaultTolerationSeconds admission defaults
-// first, as the API server would add them; a pod without spec.nodeName is
-// assumed to run on the tainted node and is shown on node "-". It exits 2
-// on a usage error and 1 on any other error.
 package main
 
-import "github.com/opslab/opslab/chapters/02-taints/timetable"
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
 
-func main() { timetable.Main() }
+	taints "github.com/opslab/opslab/chapters/02-taints"
+)
+
+const usage = `usage: timetable [-f FILE]... [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] [--node NAME] [-o text|json] TAINT...
+
+Timetable prints, for each pod, when it would leave its node once the node
+carries TAINT (key[=value]:Effect, as kubectl taint writes it): now, after N
+seconds, or never; soonest first.
+
+Pods come from the namespace of a live cluster, or from YAML files with -f
+(a Pod or a List per document, several documents per file; - is stdin).
+
+  -f FILE            read pods from FILE instead of a cluster (repeatable)
+  --kubeconfig FILE  kubeconfig to use (default $KUBECONFIG or ~/.kube/config)
+  --context NAME     kubeconfig context to use
+  -n, --namespace NS namespace (default: the context's, else "default")
+  --node NAME        only the pods on node NAME: the node that gets the taint
+  -o text|json       output format (default text)
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// files collects repeated -f flags.
+type files []string
+
+func (f *files) String() string     { return strings.Join(*f, ",") }
+func (f *files) Set(s string) error { *f = append(*f, s); return nil }
+
+type options struct {
+	files      files
+	kubeconfig string
+	context    string
+	namespace  string
+	node       string
+	output     string
+	taints     []taints.Taint
+}
+
+// A usageError is a mistake in the command line; it exits 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// run runs the command, reading pods from stdin for -f -, and returns its
+// exit status: 0 on success, 2 on a usage error (a bad flag or taint), 1 on
+// any other error. The rules it applies are those of package taints.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts, err := parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "timetable: %v\n", err)
+		return 2
+	}
+	pods, skipped, err := readPods(opts, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "timetable: %v\n", err)
+		return 1
+	}
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "timetable: %d pods not on a node left out\n", skipped)
+	}
+	rows := taints.Timetable(pods, opts.taints)
+	if opts.output == "json" {
+		err = writeJSON(stdout, rows)
+	} else {
+		err = writeText(stdout, rows)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "timetable: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func parse(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("timetable", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&o.files, "f", "")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "")
+	fs.StringVar(&o.context, "context", "", "")
+	fs.StringVar(&o.namespace, "n", "", "")
+	fs.StringVar(&o.namespace, "namespace", "", "")
+	fs.StringVar(&o.node, "node", "", "")
+	fs.StringVar(&o.output, "o", "text", "")
+	// Flags may follow the taints, as with kubectl: parse, take the next
+	// argument as a taint, and parse again.
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return o, err
+			}
+			return o, usageError{fmt.Sprintf("%v: see timetable -h", err)}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(rest) == 0 {
+		return o, usageError{"no taint given: write key[=value]:Effect, e.g. opslab.dev/link-down:NoExecute"}
+	}
+	for _, s := range rest {
+		t, err := taints.ParseTaint(s)
+		if err != nil {
+			return o, usageError{err.Error()}
+		}
+		o.taints = append(o.taints, t)
+	}
+	if o.output != "text" && o.output != "json" {
+		return o, usageError{fmt.Sprintf("output %q is not known: use -o text or -o json", o.output)}
+	}
+	if len(o.files) > 0 && (o.kubeconfig != "" || o.context != "") {
+		return o, usageError{"-f reads files, --kubeconfig and --context read a cluster: give one or the other"}
+	}
+	return o, nil
+}
+
+// toleration returns the toleration column: the toleration that decided,
+// "none" when a taint was not tolerated, "-" when no NoExecute taint applies.
+func toleration(v taints.Verdict) string {
+	switch {
+	case v.By != nil:
+		return v.By.Toleration.String()
+	case v.Untolerated != nil:
+		return "none"
+	default:
+		return "-"
+	}
+}
+
+func writeText(w io.Writer, rows []taints.Row) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tPOD\tNODE\tTOLERATION\tLEAVES")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Pod.Namespace, r.Pod.Name, r.Pod.Node, toleration(r.Verdict), r.Verdict.Leave)
+	}
+	return tw.Flush()
+}
+
+// A jsonRow is one pod in -o json.
+type jsonRow struct {
+	Namespace  string  `json:"namespace"`
+	Pod        string  `json:"pod"`
+	Node       string  `json:"node"`
+	Toleration *string `json:"toleration"`        // null when none was used
+	Leaves     string  `json:"leaves"`            // now, after or never
+	Seconds    *int64  `json:"seconds,omitempty"` // only with "after"
+}
+
+func writeJSON(w io.Writer, rows []taints.Row) error {
+	out := make([]jsonRow, 0, len(rows))
+	for _, r := range rows {
+		j := jsonRow{Namespace: r.Pod.Namespace, Pod: r.Pod.Name, Node: r.Pod.Node}
+		if r.Verdict.By != nil {
+			s := r.Verdict.By.Toleration.String()
+			j.Toleration = &s
+		}
+		switch r.Verdict.Leave.Kind {
+		case taints.AtOnce:
+			j.Leaves = "now"
+		case taints.After:
+			j.Leaves = "after"
+			s := int64(r.Verdict.Leave.After.Seconds())
+			j.Seconds = &s
+		default:
+			j.Leaves = "never"
+		}
+		out = append(out, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

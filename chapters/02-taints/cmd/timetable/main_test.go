@@ -1,4 +1,4 @@
-package timetable
+package main
 
 import (
 	"fmt"
@@ -13,9 +13,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"timetable": Main})
+	testscript.Main(m, map[string]func(){
+		"timetable": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
 }
 
+// TestScript plays the scenarios in testdata: each reads like a lab
+// transcript and pins the timetable the command prints.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",
@@ -46,11 +50,11 @@ func TestRunExitStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut strings.Builder
-			if got := Run(tt.args, &out, &errOut); got != tt.want {
-				t.Errorf("Run(%q) = %d, want %d (%s); stderr: %s", tt.args, got, tt.want, tt.reason, errOut.String())
+			if got := run(tt.args, strings.NewReader(""), &out, &errOut); got != tt.want {
+				t.Errorf("run(%q) = %d, want %d (%s); stderr: %s", tt.args, got, tt.want, tt.reason, errOut.String())
 			}
 			if lines := strings.Count(errOut.String(), "\n"); lines > 1 {
-				t.Errorf("Run(%q) wrote %d lines to stderr, want at most one:\n%s", tt.args, lines, errOut.String())
+				t.Errorf("run(%q) wrote %d lines to stderr, want at most one:\n%s", tt.args, lines, errOut.String())
 			}
 		})
 	}
