@@ -1,4 +1,4 @@
-package shutdownplan
+package main
 
 import (
 	"os"
@@ -8,10 +8,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"shutdown-plan": Main})
+	testscript.Main(m, map[string]func(){
+		"shutdown-plan": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
 }
 
-// TestScript runs the scenarios in testdata.
+// TestScript plays the scenarios in testdata: each reads like a lab
+// transcript and pins the timeline shutdown-plan prints.
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata",

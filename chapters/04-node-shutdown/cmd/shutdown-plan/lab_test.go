@@ -1,4 +1,4 @@
-package shutdownplan
+package main
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // masking the drop-in the answer lists under masked, with a link to /dev/null
 // in the copy of etc/, gives the kubelet its 60 s, as the lab's check judges.
 func TestLabLogindTree(t *testing.T) {
-	raw, err := os.ReadFile("../lab/kubelet-shutdown.yaml")
+	raw, err := os.ReadFile("../../lab/kubelet-shutdown.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +37,14 @@ func TestLabLogindTree(t *testing.T) {
 	if err := os.WriteFile(pods, []byte(db), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.CopyFS(filepath.Join(dir, "logind"), os.DirFS("../lab/logind")); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "logind"), os.DirFS("../../lab/logind")); err != nil {
 		t.Fatal(err)
 	}
 	etc, lib := filepath.Join(dir, "logind", "etc"), filepath.Join(dir, "logind", "lib")
 	args := []string{"--config", config, "-f", pods, "--logind-dir", etc, "--logind-vendor-dir", lib}
 
 	var stdout, stderr bytes.Buffer
-	if code := Run(args, &stdout, &stderr); code != 1 {
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 1 {
 		t.Fatalf("shutdown-plan on the lab's logind tree = exit %d, want 1 (logind allows 30 s)\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
 	const blame = "mask or raise /usr/lib/systemd/logind.conf.d/unattended-upgrades-logind-maxdelay.conf\n"
@@ -66,7 +66,7 @@ func TestLabLogindTree(t *testing.T) {
 	}
 	stdout.Reset()
 	stderr.Reset()
-	if code := Run(args, &stdout, &stderr); code != 0 {
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("shutdown-plan with %v masked = exit %d, want 0\nstdout:\n%s\nstderr:\n%s", masked, code, &stdout, &stderr)
 	}
 	for _, want := range []string{
