@@ -45,7 +45,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck"
@@ -157,7 +156,7 @@ var errStale = errors.New("the server named a schema or level that was not there
 
 // A view is what the checks saw of the cluster's classification.
 type view struct {
-	objs apfclient.Objects
+	objs kube.Objects
 	cfg  *kube.Config
 
 	runaway []Route // each kind of the operator's requests, as the server placed it
@@ -211,7 +210,7 @@ func (v *view) result(res labcheck.Result, perRequest bool, own ...string) labch
 // observe reads the objects, gathers the runaway operator's kinds of
 // request and the other senders' requests, and finds where each goes.
 func observe(ctx context.Context, c *labcheck.Cluster) (*view, error) {
-	objs, err := apfclient.Load(ctx, c.Kube)
+	objs, err := kube.Load(ctx, c.Kube)
 	if err != nil {
 		return nil, err
 	}
@@ -322,14 +321,14 @@ func (v *view) traffic(ctx context.Context, c *labcheck.Cluster) (runawayKinds [
 // server put it. The model's classification of the same request must
 // agree; where it does not, the view notes it.
 func (v *view) probe(ctx context.Context, c *labcheck.Cluster, r kube.Request) (Route, error) {
-	p, err := apfclient.Send(ctx, c.Config, r)
+	p, err := kube.Send(ctx, c.Config, r)
 	if err != nil {
-		return Route{}, fmt.Errorf("sending %s as %s: %w", apfclient.Describe(r), r.User, err)
+		return Route{}, fmt.Errorf("sending %s as %s: %w", kube.Describe(r), r.User, err)
 	}
 	if p.FlowSchemaUID == "" {
-		return Route{}, fmt.Errorf("the server answered %s as %s with HTTP %d and no X-Kubernetes-PF-FlowSchema-UID: is API Priority and Fairness on, and may you impersonate %s?", apfclient.Describe(r), r.User, p.Status, r.User)
+		return Route{}, fmt.Errorf("the server answered %s as %s with HTTP %d and no X-Kubernetes-PF-FlowSchema-UID: is API Priority and Fairness on, and may you impersonate %s?", kube.Describe(r), r.User, p.Status, r.User)
 	}
-	seen, err := apfclient.Seen(r)
+	seen, err := kube.Seen(r)
 	if err != nil {
 		return Route{}, err
 	}
@@ -350,7 +349,7 @@ func (v *view) probe(ctx context.Context, c *labcheck.Cluster, r kube.Request) (
 	}
 	if m := v.cfg.Classify(seen); m.Schema.Name != rt.Schema || m.Level.Name != rt.Level {
 		v.disagree = append(v.disagree, fmt.Sprintf("%s as %s into %s and %s, where the model says %s and %s",
-			apfclient.Describe(seen), r.User, rt.Schema, rt.Level, m.Schema.Name, m.Level.Name))
+			kube.Describe(seen), r.User, rt.Schema, rt.Level, m.Schema.Name, m.Level.Name))
 	}
 	return rt, nil
 }
@@ -391,7 +390,7 @@ func checkNarrow(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, err
 	if err != nil {
 		return stale(err)
 	}
-	seats, err := apfclient.NominalSeats(ctx, c.Kube)
+	seats, err := kube.NominalSeats(ctx, c.Kube)
 	if err != nil {
 		return labcheck.Result{}, err
 	}

@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/lab/labenv"
@@ -183,7 +182,7 @@ func untouched(ctx context.Context, t *testing.T, client kubernetes.Interface) {
 // labObjects lists the cluster's FlowSchemas and levels named apf-lab-*.
 func labObjects(ctx context.Context, t *testing.T, client kubernetes.Interface) []string {
 	t.Helper()
-	objs, err := apfclient.Load(ctx, client)
+	objs, err := kube.Load(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +205,7 @@ func labObjects(ctx context.Context, t *testing.T, client kubernetes.Interface) 
 // again at once.
 func restore(t *testing.T, client kubernetes.Interface) {
 	ctx := context.Background()
-	objs, err := apfclient.Load(ctx, client)
+	objs, err := kube.Load(ctx, client)
 	if err != nil {
 		t.Errorf("restoring: %v", err)
 		return
@@ -253,7 +252,7 @@ func labNamespace(ctx context.Context, t *testing.T, cfg *rest.Config, client ku
 	asOperator := rest.AnonymousClientConfig(cfg)
 	asOperator.BearerToken = tr.Status.Token
 	for _, r := range extraTraffic {
-		if _, err := apfclient.Send(ctx, asOperator, r); err != nil {
+		if _, err := kube.Send(ctx, asOperator, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -275,7 +274,7 @@ func create(ctx context.Context, t *testing.T, client kubernetes.Interface, docs
 		}
 		files = append(files, f)
 	}
-	objs, err := apfclient.ReadFiles(files)
+	objs, err := kube.ReadFiles(files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/labcheck"
 )
@@ -27,7 +26,7 @@ func (r Route) String() string {
 	if r.ByModel {
 		by = "model"
 	}
-	return fmt.Sprintf("%s as %s → %s (precedence %d) → %s [%s]", apfclient.Describe(r.Request), r.Request.User, r.Schema, r.Precedence, r.Level, by)
+	return fmt.Sprintf("%s as %s → %s (precedence %d) → %s [%s]", kube.Describe(r.Request), r.Request.User, r.Schema, r.Precedence, r.Level, by)
 }
 
 // An Other is a request of a sender other than the lab's accounts, and
@@ -101,7 +100,7 @@ func judgeNarrow(runaway []Route, others []Other, seats map[string]int, before s
 	var levels []string
 	for _, r := range runaway {
 		if isDefaultLevel(r.Level) || r.Exempt {
-			return labcheck.Failf("the runaway operator's requests go to %s (%s), not to a Limited level of their own", r.Level, apfclient.Describe(r.Request))
+			return labcheck.Failf("the runaway operator's requests go to %s (%s), not to a Limited level of their own", r.Level, kube.Describe(r.Request))
 		}
 		levels = appendNew(levels, r.Level)
 	}
@@ -132,9 +131,9 @@ func judgeTie(ties []TieRoute, others []Other) labcheck.Result {
 	for _, t := range ties {
 		switch {
 		case len(t.Tied) < 2:
-			return labcheck.Failf("only %s matches the tie probe's %s at precedence %d: there is no tie yet", t.Schema, apfclient.Describe(t.Request), t.Precedence)
+			return labcheck.Failf("only %s matches the tie probe's %s at precedence %d: there is no tie yet", t.Schema, kube.Describe(t.Request), t.Precedence)
 		case t.Tied[0] != t.Schema:
-			return labcheck.Failf("the server picked %s for %s although %s sorts first among the tied %s", t.Schema, apfclient.Describe(t.Request), t.Tied[0], strings.Join(t.Tied, ", "))
+			return labcheck.Failf("the server picked %s for %s although %s sorts first among the tied %s", t.Schema, kube.Describe(t.Request), t.Tied[0], strings.Join(t.Tied, ", "))
 		}
 		for _, s := range t.Tied {
 			tied = appendNew(tied, s)
@@ -182,7 +181,7 @@ func takenOthers(others []Other, taken func(Other) bool) string {
 	s := schemas[0]
 	var parts []string
 	for _, o := range examples[s] {
-		parts = append(parts, fmt.Sprintf("%s (%s: %s → %s)", o.Request.User, apfclient.Describe(o.Request), o.Was, o.Level))
+		parts = append(parts, fmt.Sprintf("%s (%s: %s → %s)", o.Request.User, kube.Describe(o.Request), o.Was, o.Level))
 	}
 	msg := "schema " + s + " also takes "
 	if n := len(users[s]); n == 1 {
@@ -207,7 +206,7 @@ func routes(rs []Route) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(rs)-3))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s → %s)", apfclient.Describe(r.Request), r.Schema, r.Level))
+		parts = append(parts, fmt.Sprintf("%s (%s → %s)", kube.Describe(r.Request), r.Schema, r.Level))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -10,7 +10,6 @@ import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck"
@@ -34,7 +33,7 @@ func labView(t *testing.T, docs ...string) (runawayRoutes []Route, others []Othe
 		}
 		files = append(files, f)
 	}
-	objs, err := apfclient.ReadFiles(files)
+	objs, err := kube.ReadFiles(files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck/audit"
@@ -98,7 +97,7 @@ var methods = map[string]string{
 }
 
 // requestOf returns the request the API server classified for an audit
-// event: its request line read as the server reads it (apf.ParseRequest),
+// event: its request line read as the server reads it (kube.ParseRequest),
 // sent by the event's user and groups. It reports false for an event it
 // cannot read and for requests that API Priority and Fairness never sees.
 func requestOf(e audit.Event) (kube.Request, bool) {
@@ -154,11 +153,11 @@ func kinds(reqs ...[]kube.Request) []kube.Request {
 }
 
 // asSeen returns reqs as the server reads them from the request lines
-// apfclient sends: a Namespace fetched by name is in its own namespace.
+// kube.Send sends: a Namespace fetched by name is in its own namespace.
 func asSeen(reqs []kube.Request) []kube.Request {
 	out := make([]kube.Request, 0, len(reqs))
 	for _, r := range reqs {
-		if s, err := apfclient.Seen(r); err == nil {
+		if s, err := kube.Seen(r); err == nil {
 			r = s
 		}
 		out = append(out, r)

@@ -33,7 +33,6 @@ import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
@@ -81,20 +80,20 @@ func (c *common) register(fs *flag.FlagSet) {
 	})
 }
 
-func (c *common) load() (apfclient.Objects, error) {
+func (c *common) load() (kube.Objects, error) {
 	if len(c.files) > 0 {
-		return apfclient.ReadFiles(c.files)
+		return kube.ReadFiles(c.files)
 	}
-	cfg, err := apfclient.RESTConfig(c.kubeconfig, c.context)
+	cfg, err := kube.RESTConfig(c.kubeconfig, c.context)
 	if err != nil {
-		return apfclient.Objects{}, fmt.Errorf("no cluster to read (%v); pass --kubeconfig/--context, or -f FILE", err)
+		return kube.Objects{}, fmt.Errorf("no cluster to read (%v); pass --kubeconfig/--context, or -f FILE", err)
 	}
 	cfg.Timeout = 10 * time.Second
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return apfclient.Objects{}, err
+		return kube.Objects{}, err
 	}
-	return apfclient.Load(context.Background(), client)
+	return kube.Load(context.Background(), client)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -206,7 +205,7 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 	if r.IsResourceRequest() {
 		// Classify what the server reads from the request line, not what
 		// the flags say: the path decides the namespace.
-		seen, err := apfclient.Seen(r)
+		seen, err := kube.Seen(r)
 		if err != nil {
 			return usageError{err}
 		}

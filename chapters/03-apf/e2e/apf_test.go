@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/apfctl"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
@@ -39,9 +38,9 @@ func ptr[T any](v T) *T { return &v }
 
 // loadModel reads the cluster's FlowSchemas and priority levels and builds
 // the model's configuration from them.
-func loadModel(ctx context.Context, t testing.TB, client kubernetes.Interface) (apfclient.Objects, *kube.Config) {
+func loadModel(ctx context.Context, t testing.TB, client kubernetes.Interface) (kube.Objects, *kube.Config) {
 	t.Helper()
-	objs, err := apfclient.Load(ctx, client)
+	objs, err := kube.Load(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +83,7 @@ func TestClassificationAndSeats(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
 				t.Fatal(err)
 			}
-			server, err := apfclient.NominalSeats(ctx, fx.client)
+			server, err := kube.NominalSeats(ctx, fx.client)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +116,7 @@ func TestClassificationAndSeats(t *testing.T) {
 		Assess("after the level is deleted, every level's seats return to the server's new values", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
 			fc := fx.client.FlowcontrolV1()
-			before, err := apfclient.NominalSeats(ctx, fx.client)
+			before, err := kube.NominalSeats(ctx, fx.client)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,14 +131,14 @@ func TestClassificationAndSeats(t *testing.T) {
 			// (The gauge of the deleted level keeps its last value, so it
 			// is not what to wait for.)
 			err = wait.For(func(ctx context.Context) (bool, error) {
-				now, err := apfclient.NominalSeats(ctx, fx.client)
+				now, err := kube.NominalSeats(ctx, fx.client)
 				return err == nil && now["workload-low"] != before["workload-low"], err
 			}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
 			if err != nil {
 				t.Fatalf("workload-low's seats stayed %d after the level went: %v", before["workload-low"], err)
 			}
 			compareSeats(ctx, t, fx.client, "")
-			after, err := apfclient.NominalSeats(ctx, fx.client)
+			after, err := kube.NominalSeats(ctx, fx.client)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +226,7 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 	}
 	// The server takes new objects within moments; its metric appears when it has.
 	err = wait.For(func(ctx context.Context) (bool, error) {
-		seats, err := apfclient.NominalSeats(ctx, fx.client)
+		seats, err := kube.NominalSeats(ctx, fx.client)
 		if err != nil {
 			return false, err
 		}
@@ -242,7 +241,7 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 func compareSeats(ctx context.Context, t *testing.T, client kubernetes.Interface, mustHave string) {
 	t.Helper()
 	_, cfg := loadModel(ctx, t, client)
-	server, err := apfclient.NominalSeats(ctx, client)
+	server, err := kube.NominalSeats(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +305,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 	forbidden := 0
 	for _, r := range reqs {
 		t.Run(describe(r), func(t *testing.T) {
-			p, err := apfclient.Send(ctx, envcfg.Client().RESTConfig(), r)
+			p, err := kube.Send(ctx, envcfg.Client().RESTConfig(), r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,7 +313,7 @@ func compareClassification(ctx context.Context, t *testing.T, envcfg *envconf.Co
 			if !ok {
 				t.Fatalf("the server answered HTTP %d with FlowSchema UID %q, which is no FlowSchema", p.Status, p.FlowSchemaUID)
 			}
-			r, err = apfclient.Seen(r)
+			r, err = kube.Seen(r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -387,7 +386,7 @@ func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx
 	}
 	objs, model := loadModel(ctx, t, fx.client)
 	r := kube.Request{User: fx.name, Verb: "list", Resource: "secrets", Namespace: fx.name}
-	p, err := apfclient.Send(ctx, envcfg.Client().RESTConfig(), r)
+	p, err := kube.Send(ctx, envcfg.Client().RESTConfig(), r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/lab/differential"
@@ -269,7 +268,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 		if done < len(live.Schemas) {
 			return false, nil
 		}
-		seats, err := apfclient.NominalSeats(ctx, client)
+		seats, err := kube.NominalSeats(ctx, client)
 		if err != nil {
 			return false, err
 		}
@@ -333,14 +332,14 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 		// request waits in its queue a quarter of its deadline, then gets
 		// 429, classified all the same. A 2 s deadline keeps that wait at
 		// half a second.
-		p, err := apfclient.SendWithin(ctx, cfg, r, 2*time.Second)
+		p, err := kube.SendWithin(ctx, cfg, r, 2*time.Second)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 		if p.Status == http.StatusTooManyRequests {
 			tooMany++
 		}
-		seen, err := apfclient.Seen(r)
+		seen, err := kube.Seen(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,8 +441,8 @@ func writeReplay(t *testing.T, sc scenario, seed uint64, ms []mismatch) string {
 // TestDifferential puts random scenarios on the lab cluster and compares
 // the model with the server: for every impersonated request, the schema
 // and level whose UIDs the server returns in X-Kubernetes-PF-FlowSchema-UID
-// and X-Kubernetes-PF-PriorityLevel-UID against apf.Config.Classify of the
-// request the server saw (apfclient.Seen, apf.Impersonated); for every
+// and X-Kubernetes-PF-PriorityLevel-UID against kube.Config.Classify of the
+// request the server saw (kube.Seen, kube.Impersonated); for every
 // schema, Dangling; for every level, the nominal seats and their bounds
 // against apiserver_flowcontrol_{nominal,lower,upper}_limit_seats. On a
 // mismatch it shrinks the scenario and writes a replay file.

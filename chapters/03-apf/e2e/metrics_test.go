@@ -11,23 +11,23 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
 // cluster returns the lab cluster's client configuration and a client.
 func cluster(t testing.TB) (*rest.Config, kubernetes.Interface) {
 	t.Helper()
-	cfg, err := apfclient.RESTConfig(labenv.Kubeconfig(), labenv.Context())
+	cfg, err := kube.RESTConfig(labenv.Kubeconfig(), labenv.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.QPS, cfg.Burst = -1, -1 // a few hundred requests; no client-side limit
-	kube, err := kubernetes.NewForConfig(cfg)
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg, kube
+	return cfg, client
 }
 
 // metrics is one reading of the server's /metrics: each sample by its
@@ -40,9 +40,9 @@ type sample struct {
 	value  float64
 }
 
-func readMetrics(ctx context.Context, t testing.TB, kube kubernetes.Interface) metrics {
+func readMetrics(ctx context.Context, t testing.TB, client kubernetes.Interface) metrics {
 	t.Helper()
-	body, err := kube.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	body, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		t.Fatalf("reading /metrics: %v", err)
 	}

@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/fairq"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/watchexempt"
@@ -88,7 +87,7 @@ func userSchema(ctx context.Context, t *testing.T, client kubernetes.Interface, 
 func waitClassified(ctx context.Context, t *testing.T, cfg *rest.Config, r kube.Request, schema *flowcontrol.FlowSchema) {
 	t.Helper()
 	labenv.Poll(ctx, t, 20*time.Second, fmt.Sprintf("requests of %s classified into %s", r.User, schema.Name), func(ctx context.Context) (bool, error) {
-		p, err := apfclient.Send(ctx, cfg, r)
+		p, err := kube.Send(ctx, cfg, r)
 		return err == nil && p.FlowSchemaUID == string(schema.UID), nil
 	})
 }
@@ -98,7 +97,7 @@ func waitClassified(ctx context.Context, t *testing.T, cfg *rest.Config, r kube.
 // minute: a deleted suggested schema comes back, an edit to a suggested
 // schema annotated apf.kubernetes.io/autoupdate-spec "true" is undone, an
 // edit with the annotation "false" stays, and a schema of our own that
-// carries "true" is deleted. Each outcome is what apf.Ensure predicts. The
+// carries "true" is deleted. Each outcome is what kube.Ensure predicts. The
 // edits only move precedences by one where no other schema sits, so the
 // rest of the cluster classifies as before; everything is put back.
 func TestEnsurerPutsDefaultsBack(t *testing.T) {
@@ -183,7 +182,7 @@ func TestEnsurerPutsDefaultsBack(t *testing.T) {
 	want := map[string]kube.EnsureAction{kept: kube.Keep, edited: kube.RestoreSpec, stale: kube.Delete, deleted: kube.Create}
 	for name, a := range want {
 		if predict[name] != a {
-			t.Errorf("apf.Ensure for %s = %s, want %s", name, predict[name], a)
+			t.Errorf("kube.Ensure for %s = %s, want %s", name, predict[name], a)
 		}
 	}
 	if err := fcs.Delete(ctx, deleted, metav1.DeleteOptions{}); err != nil {
@@ -265,7 +264,7 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 		stats = statsOf(m)
 		return stats.Objects*stats.AverageSize > 1_200_000, nil
 	})
-	nominal := apfclientSeats(ctx, t, client)
+	nominal := nominalSeats(ctx, t, client)
 	maxSeats := map[string]int{
 		narrow: fairq.MaxSeats(nominal[narrow], &fairq.Queuing{Queues: 16, HandSize: 4, QueueLengthLimit: 20}),
 		wide:   fairq.MaxSeats(nominal[wide], nil),
@@ -351,9 +350,9 @@ func statsOf(m metrics) fairq.ResourceStats {
 	return fairq.ResourceStats{Objects: n, AverageSize: size / n}
 }
 
-func apfclientSeats(ctx context.Context, t *testing.T, client kubernetes.Interface) map[string]int {
+func nominalSeats(ctx context.Context, t *testing.T, client kubernetes.Interface) map[string]int {
 	t.Helper()
-	s, err := apfclient.NominalSeats(ctx, client)
+	s, err := kube.NominalSeats(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,7 +535,7 @@ func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 	}
 	as := rest.AnonymousClientConfig(cfg)
 	as.BearerToken = tok.Status.Token
-	objs, err := apfclient.Load(ctx, client)
+	objs, err := kube.Load(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,7 +561,7 @@ func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 }
 
 // TestServerRefusesWildcardAmongOthers: the API refuses "*" beside other
-// verbs, so no server holds the list apf.ValidateFlowSchema refuses.
+// verbs, so no server holds the list kube.ValidateFlowSchema refuses.
 func TestServerRefusesWildcardAmongOthers(t *testing.T) {
 	ctx := context.Background()
 	_, client := cluster(t)
@@ -647,7 +646,7 @@ func TestDebugDumps(t *testing.T) {
 
 // TestExemptWatcher runs the lab's reference watcher while a schema
 // starts and stops pointing at exempt: it first lists exactly the schemas
-// apf.Config.Exempt lists (what apfctl exempt prints), then reports the
+// kube.Config.Exempt lists (what apfctl exempt prints), then reports the
 // new schema and its removal.
 func TestExemptWatcher(t *testing.T) {
 	ctx := context.Background()
@@ -722,12 +721,12 @@ func TestSeatlessQueueTimesOut(t *testing.T) {
 	fs := userSchema(ctx, t, client, name, name, name)
 	r := kube.Request{User: name, Verb: "get", Path: "/version"}
 	labenv.Poll(ctx, t, 20*time.Second, "requests of "+name+" classified into "+name, func(ctx context.Context) (bool, error) {
-		p, err := apfclient.SendWithin(ctx, cfg, r, 2*time.Second)
+		p, err := kube.SendWithin(ctx, cfg, r, 2*time.Second)
 		return err == nil && p.FlowSchemaUID == string(fs.UID), nil
 	})
 	before := readMetrics(ctx, t, client)
 	start := time.Now()
-	p, err := apfclient.SendWithin(ctx, cfg, r, 2*time.Second)
+	p, err := kube.SendWithin(ctx, cfg, r, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

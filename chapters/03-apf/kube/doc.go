@@ -1,6 +1,11 @@
-// Package apf models API Priority and Fairness, the part of kube-apiserver
-// that decides which requests wait and which receive a 429 when the server
-// is busy (https://kubernetes.io/docs/concepts/cluster-administration/flow-control/).
+// Package kube is the side of chapter 3's model of API Priority and
+// Fairness (https://kubernetes.io/docs/concepts/cluster-administration/flow-control/)
+// that speaks the Kubernetes API: it classifies requests on the FlowSchema
+// and PriorityLevelConfiguration objects of k8s.io/api/flowcontrol/v1, reads
+// those objects from a cluster or from files, and asks a live API server
+// where it put a request. The arithmetic and the queuing below
+// classification live in the chapter's model, on plain numbers (see "The
+// core" below).
 //
 // # Classification
 //
@@ -32,6 +37,17 @@
 // limit percent from its spec and divides the server's concurrency limit
 // among the levels with [fairq.Seats], as finishQueueSetReconfigsLocked
 // does.
+//
+// # A cluster and files
+//
+// [Load] lists a cluster's FlowSchemas and PriorityLevelConfigurations, and
+// [ReadFiles] reads them from YAML or JSON files with the server's defaults
+// and validation. [NominalSeats] reads the seats the server reports in
+// apiserver_flowcontrol_nominal_limit_seats. [Send] sends a request as its
+// user, by impersonation, and returns the schema and level the server chose
+// for it, which it reports in the response headers
+// X-Kubernetes-PF-FlowSchema-UID and X-Kubernetes-PF-PriorityLevel-UID;
+// [Seen] is the request the server reads from the request line Send sends.
 //
 // # The core
 //

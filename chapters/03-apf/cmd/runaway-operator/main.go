@@ -15,7 +15,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 )
 
@@ -31,7 +31,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	cfg, err := apfclient.RESTConfig(*kubeconfig, *kubeContext)
+	cfg, err := kube.RESTConfig(*kubeconfig, *kubeContext)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
+	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/watchexempt"
 )
 
@@ -30,17 +30,17 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	cfg, err := apfclient.RESTConfig(*kubeconfig, *kubeContext)
+	cfg, err := kube.RESTConfig(*kubeconfig, *kubeContext)
 	if err != nil {
 		log.Fatal(err)
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if _, err := watchexempt.Watch(ctx, kube, os.Stdout); err != nil {
+	if _, err := watchexempt.Watch(ctx, client, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/apfclient"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
@@ -96,7 +95,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) err
 			case <-time.After(opts.Every):
 			}
 		}
-		objs, err := apfclient.Load(ctx, client)
+		objs, err := kube.Load(ctx, client)
 		if err != nil {
 			return err
 		}
@@ -104,11 +103,11 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) err
 		for _, r := range Requests {
 			// Described as the server reads it: a Namespace fetched by
 			// name is a request in that namespace.
-			what := apfclient.Describe(r)
-			if seen, err := apfclient.Seen(r); err == nil {
-				what = apfclient.Describe(seen)
+			what := kube.Describe(r)
+			if seen, err := kube.Seen(r); err == nil {
+				what = kube.Describe(seen)
 			}
-			p, err := apfclient.Send(ctx, asOperator, r)
+			p, err := kube.Send(ctx, asOperator, r)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil

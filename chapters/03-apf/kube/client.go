@@ -1,9 +1,4 @@
-// Package apfclient reads API Priority and Fairness from a cluster and from
-// files: the FlowSchemas and priority levels, the seats the server reports
-// in apiserver_flowcontrol_nominal_limit_seats, and the schema and level the
-// server chose for a request, which it reports in the response headers
-// X-Kubernetes-PF-FlowSchema-UID and X-Kubernetes-PF-PriorityLevel-UID.
-package apfclient
+package kube
 
 import (
 	"bufio"
@@ -27,8 +22,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
-
-	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
 // Objects are the flow-control objects of a cluster or of files.
@@ -37,8 +30,8 @@ type Objects struct {
 	Levels  []*flowcontrol.PriorityLevelConfiguration
 }
 
-// Config digests the objects into an apf.Config.
-func (o Objects) Config() (*kube.Config, error) { return kube.NewConfig(o.Schemas, o.Levels) }
+// Config digests the objects into a Config.
+func (o Objects) Config() (*Config, error) { return NewConfig(o.Schemas, o.Levels) }
 
 // RESTConfig returns the client configuration kubectl would use with the
 // given --kubeconfig and --context ("" for the defaults: $KUBECONFIG, then
@@ -89,14 +82,14 @@ func ReadFiles(files []string) (Objects, error) {
 			return o, err
 		}
 	}
-	kube.SetDefaults(o.Schemas, o.Levels)
+	SetDefaults(o.Schemas, o.Levels)
 	for _, fs := range o.Schemas {
-		if err := kube.ValidateFlowSchema(fs); err != nil {
+		if err := ValidateFlowSchema(fs); err != nil {
 			return o, err
 		}
 	}
 	for _, pl := range o.Levels {
-		if err := kube.ValidateLevel(pl); err != nil {
+		if err := ValidateLevel(pl); err != nil {
 			return o, err
 		}
 	}
@@ -251,11 +244,11 @@ type Probe struct {
 // (impersonation: cfg's user needs the impersonate permission) and returns
 // the status and the classification headers. r.Groups are sent exactly as
 // given, as Impersonate-Group headers: the server then adds what
-// apf.Impersonated says it adds, so classify the request with
-// apf.Impersonated(r.User, r.Groups). Mutating verbs are sent with
+// Impersonated says it adds, so classify the request with
+// Impersonated(r.User, r.Groups). Mutating verbs are sent with
 // dryRun=All, so a request that happens to be allowed changes nothing;
 // watch is sent with timeoutSeconds=1.
-func Send(ctx context.Context, cfg *rest.Config, r kube.Request) (Probe, error) {
+func Send(ctx context.Context, cfg *rest.Config, r Request) (Probe, error) {
 	return SendWithin(ctx, cfg, r, 0)
 }
 
@@ -263,7 +256,7 @@ func Send(ctx context.Context, cfg *rest.Config, r kube.Request) (Probe, error) 
 // timeout query parameter) when d > 0. A request may wait in an APF queue
 // a quarter of its deadline, so a request to a level that cannot run it
 // comes back as 429 after d/4 instead of 15 s.
-func SendWithin(ctx context.Context, cfg *rest.Config, r kube.Request, d time.Duration) (Probe, error) {
+func SendWithin(ctx context.Context, cfg *rest.Config, r Request, d time.Duration) (Probe, error) {
 	c := rest.CopyConfig(cfg)
 	c.Impersonate = rest.ImpersonationConfig{UserName: r.User, Groups: r.Groups}
 	hc, err := rest.HTTPClientFor(c)
@@ -315,15 +308,15 @@ func SendWithin(ctx context.Context, cfg *rest.Config, r kube.Request, d time.Du
 var groupVersions = map[string]string{"": "v1", "autoscaling": "v2"}
 
 // Seen returns the request the API server sees when Send sends r: r's
-// user and groups, and what apf.ParseRequest reads from its request line.
+// user and groups, and what ParseRequest reads from its request line.
 // It differs from r where the path says something else, as for a
 // Namespace fetched by name, whose namespace is its name.
-func Seen(r kube.Request) (kube.Request, error) {
+func Seen(r Request) (Request, error) {
 	method, p, query, err := RequestLine(r)
 	if err != nil {
-		return kube.Request{}, err
+		return Request{}, err
 	}
-	seen := kube.ParseRequest(method, p, query)
+	seen := ParseRequest(method, p, query)
 	seen.User, seen.Groups = r.User, r.Groups
 	return seen, nil
 }
@@ -336,7 +329,7 @@ const ProbeName = "apf-probe"
 // see r's verb, resource and namespace. A request for one object names
 // r.Name, or ProbeName. The resource may be "": GET /api/v1//pods is a
 // request for resource "" named "pods".
-func RequestLine(r kube.Request) (method, p string, query url.Values, err error) {
+func RequestLine(r Request) (method, p string, query url.Values, err error) {
 	query = url.Values{}
 	if !r.IsResourceRequest() {
 		if !strings.HasPrefix(r.Path, "/") {
@@ -434,14 +427,14 @@ func (o Objects) ByUID() (schemas, levels map[string]string) {
 // SortedSchemas returns the schemas in matching order.
 func (o Objects) SortedSchemas() []*flowcontrol.FlowSchema {
 	out := append([]*flowcontrol.FlowSchema(nil), o.Schemas...)
-	sort.SliceStable(out, func(i, j int) bool { return kube.Before(out[i], out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return Before(out[i], out[j]) })
 	return out
 }
 
 // Describe names a request without its sender, as a line of evidence
 // reads it: "list configmaps -n apf-lab", "list pods at cluster scope",
 // "get namespaces apf-lab -n apf-lab", "get /apis".
-func Describe(r kube.Request) string {
+func Describe(r Request) string {
 	if !r.IsResourceRequest() {
 		return r.Verb + " " + r.Path
 	}
