@@ -14,13 +14,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/wait"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
-	"github.com/opslab/opslab/lab/labenv"
 )
 
 const (
@@ -52,26 +53,22 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			requireIdlePool(ctx, t, k)
-			ns, err := k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "shutdown-e2e-"}}, metav1.CreateOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := &scenario{k: k, ns: ns.Name}
+			s := &scenario{k: k, ns: namespace}
 			t.Cleanup(func() { cleanup(t, s) })
 			if _, err := k.AppsV1().StatefulSets(s.ns).Create(ctx, statefulSet(), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			var pod *corev1.Pod
-			labenv.Poll(ctx, t, 60*time.Second, "db-0 Running and Ready", func(ctx context.Context) (bool, error) {
-				pod, err = k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
-				return err == nil && pod.Spec.NodeName != "" && podReady(pod), nil
-			})
+			cond := conditions.New(cfg.Client().Resources(s.ns))
+			pod := db0(s.ns)
+			waitFor(ctx, t, 60*time.Second, "db-0 Running and Ready", cond.ResourceMatch(pod, func(o k8s.Object) bool {
+				p := o.(*corev1.Pod)
+				return p.Spec.NodeName != "" && podReady(p)
+			}))
 			s.deadNode, s.oldUID = pod.Spec.NodeName, pod.UID
 			power(t, "off", s.deadNode)
-			labenv.Poll(ctx, t, 150*time.Second, "db-0 marked for deletion after its node went NotReady", func(ctx context.Context) (bool, error) {
-				pod, err = k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
-				return err == nil && pod.DeletionTimestamp != nil, nil
-			})
+			waitFor(ctx, t, 150*time.Second, "db-0 marked for deletion after its node went NotReady", cond.ResourceMatch(db0(s.ns), func(o k8s.Object) bool {
+				return o.GetDeletionTimestamp() != nil
+			}))
 			s.terminating = time.Now()
 			return context.WithValue(ctx, stateKey, s)
 		}).
@@ -124,7 +121,7 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 				}
 				bound = max(bound, model.Gone.At-time.Minute)
 			}
-			labenv.Poll(ctx, t, bound+slack, "old db-0 gone", func(ctx context.Context) (bool, error) {
+			waitFor(ctx, t, bound+slack, "old db-0 gone", func(ctx context.Context) (bool, error) {
 				p, err := s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
 				return apierrors.IsNotFound(err) || err == nil && p.UID != s.oldUID, nil
 			})
@@ -133,12 +130,12 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 		}).
 		Assess("the replacement runs on a healthy node", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			s := ctx.Value(stateKey).(*scenario)
-			var pod *corev1.Pod
-			labenv.Poll(ctx, t, 60*time.Second, "new db-0 Running and Ready", func(ctx context.Context) (bool, error) {
-				var err error
-				pod, err = s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
-				return err == nil && pod.UID != s.oldUID && pod.DeletionTimestamp == nil && podReady(pod), nil
-			})
+			// A fresh object: the old db-0, with its deletionTimestamp, is gone.
+			pod := db0(s.ns)
+			waitFor(ctx, t, 60*time.Second, "new db-0 Running and Ready", conditions.New(cfg.Client().Resources(s.ns)).ResourceMatch(pod, func(o k8s.Object) bool {
+				p := o.(*corev1.Pod)
+				return p.UID != s.oldUID && p.DeletionTimestamp == nil && podReady(p)
+			}))
 			if pod.Spec.NodeName == s.deadNode {
 				t.Fatalf("new db-0 runs on %s, the powered-off node", s.deadNode)
 			}
@@ -179,12 +176,13 @@ func requireIdlePool(ctx context.Context, t *testing.T, k kubernetes.Interface) 
 	}
 }
 
-// cleanup powers the node back on, removes the taint and deletes the namespace.
+// cleanup powers the node back on and removes the taint; TestMain deletes
+// the namespace once the node is back.
 func cleanup(t *testing.T, s *scenario) {
 	ctx := context.Background()
 	if s.deadNode != "" {
 		power(t, "on", s.deadNode)
-		err := wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := wait.For(func(ctx context.Context) (bool, error) {
 			n, err := s.k.CoreV1().Nodes().Get(ctx, s.deadNode, metav1.GetOptions{})
 			if err != nil || !hasTaint(n) {
 				return err == nil, nil
@@ -198,21 +196,16 @@ func cleanup(t *testing.T, s *scenario) {
 			n.Spec.Taints = keep
 			_, err = s.k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 			return false, nil
-		})
+		}, wait.WithContext(ctx), wait.WithTimeout(30*time.Second), wait.WithInterval(time.Second), wait.WithImmediate())
 		if err != nil {
 			t.Errorf("cleanup: removing the taint from %s: %v", s.deadNode, err)
 		}
 	}
-	if err := s.k.CoreV1().Namespaces().Delete(ctx, s.ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("cleanup: deleting namespace %s: %v", s.ns, err)
-	}
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := s.k.CoreV1().Namespaces().Get(ctx, s.ns, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
-	if err != nil {
-		t.Errorf("cleanup: namespace %s still there: %v", s.ns, err)
-	}
+}
+
+// db0 is the StatefulSet's pod db-0, to be read by a condition.
+func db0(ns string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-0", Namespace: ns}}
 }
 
 // power runs the lab's power switch, as a learner does.
