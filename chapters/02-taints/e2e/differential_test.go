@@ -20,15 +20,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/k8s/resources"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/lab/differential"
-	"github.com/opslab/opslab/lab/labenv"
 )
 
 // The randomized differential of chapter 2 compares the model with the lab
@@ -206,6 +207,7 @@ func genEviction(r *rand.Rand, seed uint64, n int) scenario {
 
 // cluster is what the runners need of the lab cluster.
 type cluster struct {
+	rc        *rest.Config
 	k         kubernetes.Interface
 	placedNow *atomic.Int64 // late pods placed on the tainted node, then deleted at once
 }
@@ -253,12 +255,17 @@ type observation struct {
 // controller then deleted at once, as the model said.
 func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string, error) {
 	prefix := fmt.Sprintf("opslab.dev/diff-%06d-", rand.IntN(1000000))
-	nsObj, err := c.k.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "taints-diff-"}}, metav1.CreateOptions{})
+	ns, remove, err := newNamespace(ctx, c.rc, "taints-diff")
 	if err != nil {
 		return nil, err
 	}
-	ns := nsObj.Name
-	defer c.k.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	defer remove()
+	// Resources of its own: one keeps the namespace it was last given, and
+	// scenarios run side by side.
+	r, err := resources.New(c.rc)
+	if err != nil {
+		return nil, err
+	}
 
 	create := func(p podArg) (*corev1.Pod, error) {
 		var tols []corev1.Toleration
@@ -281,19 +288,8 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 		}
 		obs[p.Name] = &observation{created: time.Now()}
 	}
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		list, err := c.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		bound := 0
-		for _, p := range list.Items {
-			if p.Spec.NodeName == node {
-				bound++
-			}
-		}
-		return bound == len(sc.Pods), nil
-	}); err != nil {
+	boundHere := func(o k8s.Object) bool { return o.(*corev1.Pod).Spec.NodeName == node }
+	if err := waitUntil(ctx, 30*time.Second, conditions.New(r.WithNamespace(ns)).ResourceListMatchN(&corev1.PodList{}, len(sc.Pods), boundHere)); err != nil {
 		return nil, fmt.Errorf("pods of %s not bound to %s: %w", ns, node, err)
 	}
 
@@ -365,7 +361,7 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 	}
 	after := time.Now()
 	defer func() {
-		err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := waitUntil(context.Background(), 20*time.Second, func(ctx context.Context) (bool, error) {
 			return updateTaints(ctx, c.k, node, func(ts []corev1.Taint) []corev1.Taint {
 				return slices.DeleteFunc(ts, func(t corev1.Taint) bool { return strings.HasPrefix(t.Key, prefix) })
 			}) == nil, nil
@@ -589,14 +585,18 @@ func freePoolNodes(ctx context.Context, t *testing.T, k kubernetes.Interface) []
 
 func newCluster(t *testing.T) (context.Context, cluster) {
 	t.Helper()
-	rc := rest.CopyConfig(labenv.Config().Client().RESTConfig())
+	cfg, err := config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rest.CopyConfig(cfg.Client().RESTConfig())
 	// A few hundred quick requests: no client-side rate limit.
 	rc.QPS, rc.Burst = -1, 0
 	k, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return context.Background(), cluster{k: k, placedNow: new(atomic.Int64)}
+	return context.Background(), cluster{rc: rc, k: k, placedNow: new(atomic.Int64)}
 }
 
 func TestDifferential(t *testing.T) {
@@ -614,7 +614,7 @@ func TestDifferential(t *testing.T) {
 	}
 
 	t.Run("validation", func(t *testing.T) {
-		ns := labenv.Namespace(ctx, t, c.k, "taints-diff-")
+		ns := namespace(ctx, t, c.rc, "taints-diff")
 		start, refused := time.Now(), 0
 		for _, sc := range valCases {
 			mismatch, err := c.validate(ctx, ns, sc)
@@ -719,7 +719,7 @@ func TestDifferentialReplay(t *testing.T) {
 			}
 			switch sc.Kind {
 			case "validation":
-				ns := labenv.Namespace(ctx, t, c.k, "taints-diff-")
+				ns := namespace(ctx, t, c.rc, "taints-diff")
 				m, err := c.validate(ctx, ns, sc)
 				if err != nil {
 					t.Fatal(err)

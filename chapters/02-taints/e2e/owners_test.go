@@ -10,13 +10,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
-	"github.com/opslab/opslab/lab/labenv"
 )
 
 // TestTerminatingPodReplacedByReplicaSetOnly shows the two owners of the
@@ -33,7 +31,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			node := untaintedPoolNode(ctx, t, k, false)
-			ns := labenv.Namespace(ctx, t, k, "taints-e2e-owners-")
+			ns := namespace(ctx, t, cfg.Client().RESTConfig(), "taints-e2e-owners")
 			one := int32(1)
 			template := func(app string) corev1.PodTemplateSpec {
 				return corev1.PodTemplateSpec{
@@ -76,7 +74,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 				return list.Items
 			}
 			var cache0, db0 corev1.Pod
-			labenv.Poll(ctx, t, 60*time.Second, "cache and db-0 running on "+node, func(ctx context.Context) (bool, error) {
+			waitFor(ctx, t, 60*time.Second, "cache and db-0 running on "+node, func(ctx context.Context) (bool, error) {
 				c, d := pods(ctx, "cache"), pods(ctx, "db")
 				if len(c) != 1 || len(d) != 1 || c[0].Spec.NodeName == "" || d[0].Spec.NodeName == "" {
 					return false, nil
@@ -92,7 +90,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 			deleted := time.Now()
 
 			// The ReplicaSet does not count a Terminating pod: a new one.
-			labenv.Poll(ctx, t, 30*time.Second, "a replacement for "+cache0.Name+" while it is Terminating", func(ctx context.Context) (bool, error) {
+			waitFor(ctx, t, 30*time.Second, "a replacement for "+cache0.Name+" while it is Terminating", func(ctx context.Context) (bool, error) {
 				var old, replacement bool
 				for _, p := range pods(ctx, "cache") {
 					switch {
@@ -130,7 +128,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			gone := time.Now()
-			labenv.Poll(ctx, t, 30*time.Second, "a new db-0 after the old one is gone", func(ctx context.Context) (bool, error) {
+			waitFor(ctx, t, 30*time.Second, "a new db-0 after the old one is gone", func(ctx context.Context) (bool, error) {
 				for _, p := range pods(ctx, "db") {
 					if p.UID != db0.UID && p.Name == "db-0" {
 						return true, nil
@@ -148,7 +146,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 // kubelet, until none is left (an owner may still be making one).
 func forceDeleteAll(ctx context.Context, k kubernetes.Interface, ns string) {
 	zero := int64(0)
-	wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+	waitUntil(ctx, 20*time.Second, func(ctx context.Context) (bool, error) {
 		list, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil

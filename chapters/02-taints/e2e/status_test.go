@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
-
-	"github.com/opslab/opslab/lab/labenv"
 )
 
 // TestHandEditedNodeStatusWrittenBack is the other half of why the lab uses
@@ -48,26 +49,22 @@ func TestHandEditedNodeStatusWrittenBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			edited := time.Now()
-			labenv.Poll(ctx, t, 30*time.Second, node+" Ready=True again", func(ctx context.Context) (bool, error) {
-				n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-				if err != nil {
-					return false, nil
-				}
-				for _, c := range n.Status.Conditions {
+			match := conditions.New(cfg.Client().Resources()).ResourceMatch
+			ready := func(o k8s.Object) bool {
+				for _, c := range o.(*corev1.Node).Status.Conditions {
 					if c.Type == corev1.NodeReady {
-						return c.Status == corev1.ConditionTrue, nil
+						return c.Status == corev1.ConditionTrue
 					}
 				}
-				return false, nil
-			})
+				return false
+			}
+			waitFor(ctx, t, 30*time.Second, node+" Ready=True again", match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, ready))
 			t.Logf("kwok wrote Ready=True back on %s %v after the hand edit", node, time.Since(edited).Round(100*time.Millisecond))
-			labenv.Poll(ctx, t, 60*time.Second, "the Lease of "+node+" renewed", func(ctx context.Context) (bool, error) {
-				l, err := k.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, node, metav1.GetOptions{})
-				if err != nil || l.Spec.RenewTime == nil || lease.Spec.RenewTime == nil {
-					return false, nil
-				}
-				return l.Spec.RenewTime.After(lease.Spec.RenewTime.Time), nil
-			})
+			renewed := func(o k8s.Object) bool {
+				l := o.(*coordinationv1.Lease)
+				return l.Spec.RenewTime != nil && lease.Spec.RenewTime != nil && l.Spec.RenewTime.After(lease.Spec.RenewTime.Time)
+			}
+			waitFor(ctx, t, 60*time.Second, "the Lease of "+node+" renewed", match(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: corev1.NamespaceNodeLease}}, renewed))
 			t.Logf("the Lease kube-node-lease/%s was renewed", node)
 			return ctx
 		}).Feature()

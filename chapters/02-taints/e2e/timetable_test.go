@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
@@ -43,7 +44,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 				t.Fatal(err)
 			}
 			node := untaintedPoolNode(ctx, t, k, true)
-			ns := labenv.Namespace(ctx, t, k, "taints-e2e-")
+			ns := namespace(ctx, t, cfg.Client().RESTConfig(), "taints-e2e")
 			tolerate := func(key string, seconds *int64) []corev1.Toleration {
 				return []corev1.Toleration{{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}}
 			}
@@ -69,21 +70,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			labenv.Poll(ctx, t, 60*time.Second, "every pod Ready", func(ctx context.Context) (bool, error) {
-				list, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-				if err != nil {
-					return false, nil
-				}
-				ready := 0
-				for _, p := range list.Items {
-					for _, c := range p.Status.Conditions {
-						if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-							ready++
-						}
-					}
-				}
-				return ready == len(pods), nil
-			})
+			waitFor(ctx, t, 60*time.Second, "every pod Ready", conditions.New(cfg.Client().Resources(ns)).ResourceListMatchN(&corev1.PodList{}, len(pods), podReady))
 
 			// The prediction, from the command a learner runs.
 			out, err := timetable(ctx, "--kubeconfig", kubeconfig, "--context", kubeContext, "-n", ns, "--node", node, "-o", "json", key+":NoExecute")
@@ -166,7 +153,7 @@ func secondsOf(p prediction) string {
 func evicted(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod string) {
 	t.Helper()
 	want := "Marking for deletion Pod " + ns + "/" + pod
-	labenv.Poll(ctx, t, 10*time.Second, "event TaintManagerEviction for "+pod, func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, 10*time.Second, "event TaintManagerEviction for "+pod, func(ctx context.Context) (bool, error) {
 		evs, err := k.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=TaintManagerEviction,involvedObject.name=" + pod})
 		if err != nil {
 			return false, nil

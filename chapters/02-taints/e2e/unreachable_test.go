@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
@@ -34,18 +36,15 @@ func TestHandMadeUnreachableTaintRemoved(t *testing.T) {
 			// taint's clean-up finds nothing left to remove if the controller
 			// did its job, and removes the taint if it did not.
 			labenv.Taint(ctx, t, k, node, corev1.Taint{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute})
-			labenv.Poll(ctx, t, 60*time.Second, "unreachable taint gone from "+node, func(ctx context.Context) (bool, error) {
-				n, err := k.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-				if err != nil {
-					return false, nil
-				}
-				for _, tn := range n.Spec.Taints {
+			untainted := func(o k8s.Object) bool {
+				for _, tn := range o.(*corev1.Node).Spec.Taints {
 					if tn.Key == "node.kubernetes.io/unreachable" {
-						return false, nil
+						return false
 					}
 				}
-				return true, nil
-			})
+				return true
+			}
+			waitFor(ctx, t, 60*time.Second, "unreachable taint gone from "+node, conditions.New(cfg.Client().Resources()).ResourceMatch(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, untainted))
 			t.Logf("the controller removed the unreachable taint from %s %v after it was added", node, time.Since(start).Round(100*time.Millisecond))
 			return ctx
 		}).Feature()
