@@ -308,7 +308,7 @@ func (b *builder) listing(dir string) error {
 
 func (b *builder) sourcePage(file string) error {
 	out := file + ".html"
-	src, err := os.ReadFile(b.abs(file))
+	src, err := b.checker.ReadFile(b.abs(file)) // read once, for the checks too
 	if err != nil {
 		return err
 	}

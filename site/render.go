@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/build/constraint"
-	"go/parser"
-	"go/token"
 	"html"
 	"html/template"
 	"io/fs"
@@ -332,8 +328,10 @@ func (b *builder) proof(p *page, dir string, pr *prose.Proof) {
 		b.problem(p.srcName(), pr.Line, "proof %s: %v", pr.Test, err)
 		return
 	}
+	var test *prose.TestFile // nil for a transcript
 	if strings.HasSuffix(file, "_test.go") {
-		if line := b.funcLine(file, pr.Func()); line > 0 {
+		test = b.checker.TestFile(b.abs(file))
+		if line := test.Funcs[pr.Func()]; line > 0 {
 			url += fmt.Sprintf("#L%d", line)
 		}
 	}
@@ -349,10 +347,9 @@ func (b *builder) proof(p *page, dir string, pr *prose.Proof) {
 			pkg += "/" + d
 		}
 		state = b.results.state(pkg, pr.Test)
-		tags := b.buildTags(file)
 		switch {
 		case state == "passed":
-		case state == "missing" && tags != "":
+		case state == "missing" && test != nil && test.Constraint != "":
 			// A test behind a build tag (an end-to-end test needs a
 			// cluster) did not run in this build's results: say so.
 			state = "tagged"
@@ -363,48 +360,4 @@ func (b *builder) proof(p *page, dir string, pr *prose.Proof) {
 		}
 	}
 	n.Parent().InsertAfter(n.Parent(), n, &badge{state: state})
-}
-
-// buildTags returns the build constraint of a Go file ("e2e"), or "" if
-// it has none and go test runs it by default.
-func (b *builder) buildTags(file string) string {
-	if !strings.HasSuffix(file, ".go") {
-		return ""
-	}
-	data, err := os.ReadFile(b.abs(file))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if constraint.IsGoBuild(line) {
-			if expr, err := constraint.Parse(line); err == nil && !expr.Eval(func(string) bool { return false }) {
-				return expr.String()
-			}
-			return ""
-		}
-		if line != "" && !strings.HasPrefix(line, "//") {
-			return "" // the constraint comes before the package clause
-		}
-	}
-	return ""
-}
-
-// funcLine returns the line where a Go file of the repository declares
-// function name, or 0.
-func (b *builder) funcLine(file, name string) int {
-	lines, ok := b.funcLines[file]
-	if !ok {
-		lines = map[string]int{}
-		fset := token.NewFileSet()
-		if f, err := parser.ParseFile(fset, b.abs(file), nil, parser.SkipObjectResolution); err == nil {
-			for _, d := range f.Decls {
-				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
-					lines[fd.Name.Name] = fset.Position(fd.Pos()).Line
-				}
-			}
-		}
-		b.funcLines[file] = lines
-	}
-	return lines[name]
 }

@@ -188,20 +188,20 @@ type page struct {
 
 // builder holds the state of one build.
 type builder struct {
-	cfg       Config
-	modPath   string
-	results   results // nil without a results file
-	pages     []*page
-	bySrc     map[string]*page
-	files     map[string][]byte         // output path -> content, besides pages
-	links     map[string]string         // output path -> a file put there as it is (compiled demos)
-	sources   map[string]bool           // repo paths of files shown as source pages
-	dirs      map[string]bool           // repo paths of directories shown as listings
-	copies    map[string]bool           // repo paths of files copied as they are
-	funcLines map[string]map[string]int // Go file -> function -> line
-	demos     []*demo
-	problems  []prose.Problem
-	stats     *Stats
+	cfg      Config
+	modPath  string
+	results  results // nil without a results file
+	pages    []*page
+	bySrc    map[string]*page
+	files    map[string][]byte // output path -> content, besides pages
+	links    map[string]string // output path -> a file put there as it is (compiled demos)
+	sources  map[string]bool   // repo paths of files shown as source pages
+	dirs     map[string]bool   // repo paths of directories shown as listings
+	copies   map[string]bool   // repo paths of files copied as they are
+	checker  *prose.Checker    // reads each test file once, for the checks and the badges
+	demos    []*demo
+	problems []prose.Problem
+	stats    *Stats
 }
 
 func newBuilder(cfg Config) (*builder, error) {
@@ -211,15 +211,15 @@ func newBuilder(cfg Config) (*builder, error) {
 	}
 	cfg.Root = root
 	b := &builder{
-		cfg:       cfg,
-		bySrc:     map[string]*page{},
-		files:     map[string][]byte{},
-		links:     map[string]string{},
-		sources:   map[string]bool{},
-		dirs:      map[string]bool{},
-		copies:    map[string]bool{},
-		funcLines: map[string]map[string]int{},
-		stats:     &Stats{},
+		cfg:     cfg,
+		bySrc:   map[string]*page{},
+		files:   map[string][]byte{},
+		links:   map[string]string{},
+		sources: map[string]bool{},
+		dirs:    map[string]bool{},
+		copies:  map[string]bool{},
+		checker: prose.NewChecker(),
+		stats:   &Stats{},
 	}
 	b.modPath, err = modulePath(filepath.Join(root, "go.mod"))
 	if err != nil {
@@ -346,13 +346,13 @@ func (b *builder) load(p *page) error {
 	if p.src == "" {
 		p.doc, p.tree = prose.ParseTree(b.abs("README.md"), []byte(defaultIndex))
 	} else {
-		src, err := os.ReadFile(b.abs(p.src))
+		src, err := b.checker.ReadFile(b.abs(p.src))
 		if err != nil {
 			return err
 		}
 		p.doc, p.tree = prose.ParseTree(b.abs(p.src), src)
 	}
-	for _, pr := range p.doc.Check() {
+	for _, pr := range b.checker.Check(p.doc) {
 		b.problem(p.srcName(), pr.Line, "%s", pr.Msg)
 	}
 	p.headings = p.doc.Headings

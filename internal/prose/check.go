@@ -2,10 +2,13 @@ package prose
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -19,12 +22,54 @@ import (
 // without a fence, quotes of missing files or declarations, stale copies,
 // proofs that name no test or a test that does not exist, and links to
 // missing files or headings. Subtest names are not checked: only running
-// the test can tell.
-func (d *Doc) Check() []Problem {
-	c := &checker{doc: d, goFiles: map[string]*goFile{}, headings: map[string][]Heading{}}
+// the test can tell. To check many documents, use one Checker.
+func (d *Doc) Check() []Problem { return NewChecker().Check(d) }
+
+// A Checker checks documents and reads each file they point at once, however
+// many links and quotes name it: a test file is read and parsed once for its
+// functions and build constraint, a linked Markdown file once for its
+// headings, a quoted file or one a #L10 anchor points into once. Keep one
+// for a run over many documents (the site's build, make quotes), not
+// longer: it does not notice a file that changes after it read it. A
+// Checker is not safe for concurrent use.
+type Checker struct {
+	files    map[string]file
+	tests    map[string]*TestFile
+	pkgTests map[string][]string // directory -> its *_test.go files
+	headings map[string][]Heading
+}
+
+type file struct {
+	data []byte
+	err  error
+}
+
+// NewChecker returns a Checker that has read nothing yet.
+func NewChecker() *Checker {
+	return &Checker{
+		files:    map[string]file{},
+		tests:    map[string]*TestFile{},
+		pkgTests: map[string][]string{},
+		headings: map[string][]Heading{},
+	}
+}
+
+// ReadFile returns the content of the file at name (a file-system path),
+// read the first time it is asked for. The caller must not change it.
+func (c *Checker) ReadFile(name string) ([]byte, error) {
+	f, ok := c.files[name]
+	if !ok {
+		f.data, f.err = os.ReadFile(name)
+		c.files[name] = f
+	}
+	return f.data, f.err
+}
+
+// Check returns every problem of document d, as Doc.Check does.
+func (c *Checker) Check(d *Doc) []Problem {
 	probs := append([]Problem{}, d.markerProblems...)
 	for _, q := range d.Quotes {
-		want, err := d.Want(q)
+		want, err := d.want(q, c.ReadFile)
 		if err != nil {
 			probs = append(probs, d.problem(q.Line, "%v", err))
 			continue
@@ -34,12 +79,12 @@ func (d *Doc) Check() []Problem {
 		}
 	}
 	for _, p := range d.Proofs {
-		if msg := c.proof(p); msg != "" {
+		if msg := c.proof(d, p); msg != "" {
 			probs = append(probs, d.problem(p.Line, "%s", msg))
 		}
 	}
 	for _, l := range d.Links {
-		if msg := c.link(l); msg != "" {
+		if msg := c.link(d, l); msg != "" {
 			probs = append(probs, d.problem(l.Line, "%s", msg))
 		}
 	}
@@ -57,9 +102,12 @@ func sortProblems(p []Problem) {
 
 // QuoteSource returns what quote q copies: a declaration, a line range or a
 // whole file, ending in a newline.
-func (d *Doc) QuoteSource(q *Quote) ([]byte, error) {
+func (d *Doc) QuoteSource(q *Quote) ([]byte, error) { return d.quoteSource(q, os.ReadFile) }
+
+// quoteSource is QuoteSource, reading the quoted file with readFile.
+func (d *Doc) quoteSource(q *Quote, readFile func(string) ([]byte, error)) ([]byte, error) {
 	name := d.resolve(q.File)
-	src, err := os.ReadFile(name)
+	src, err := readFile(name)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("quoted file %s does not exist", q.File)
@@ -88,14 +136,17 @@ func (d *Doc) QuoteSource(q *Quote) ([]byte, error) {
 		return out, nil
 	}
 	if len(src) > 0 && !bytes.HasSuffix(src, []byte("\n")) {
-		src = append(src, '\n')
+		src = append(src[:len(src):len(src)], '\n') // a copy: src may be a Checker's
 	}
 	return src, nil
 }
 
 // Want returns the fenced block, fences included, that quote q should have.
-func (d *Doc) Want(q *Quote) ([]byte, error) {
-	src, err := d.QuoteSource(q)
+func (d *Doc) Want(q *Quote) ([]byte, error) { return d.want(q, os.ReadFile) }
+
+// want is Want, reading the quoted file with readFile.
+func (d *Doc) want(q *Quote, readFile func(string) ([]byte, error)) ([]byte, error) {
+	src, err := d.quoteSource(q, readFile)
 	if err != nil {
 		return nil, err
 	}
@@ -130,59 +181,97 @@ func FencedBlock(content []byte, lang, prefix string) []byte {
 	return b.Bytes()
 }
 
-type goFile struct {
-	funcs map[string]bool // top-level functions
-	err   error
+// A TestFile is what the checks and the site need of a Go test file.
+type TestFile struct {
+	Funcs map[string]int // its top-level functions, each with the line it starts on
+	// Constraint is the file's build constraint ("e2e") when go test
+	// leaves the file out unless given a tag, or "".
+	Constraint string
+	Err        error // why the file could not be read or parsed
 }
 
-type checker struct {
-	doc      *Doc
-	goFiles  map[string]*goFile
-	headings map[string][]Heading
-}
-
-func (c *checker) funcs(name string) *goFile {
-	if g, ok := c.goFiles[name]; ok {
-		return g
+// TestFile reads and parses the Go file at name (a file-system path) the
+// first time it is asked for, and returns what it declares.
+func (c *Checker) TestFile(name string) *TestFile {
+	if f, ok := c.tests[name]; ok {
+		return f
 	}
-	g := &goFile{funcs: map[string]bool{}}
-	f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+	f := &TestFile{Funcs: map[string]int{}}
+	c.tests[name] = f
+	src, err := c.ReadFile(name)
 	if err != nil {
-		g.err = err
-	} else {
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
-				g.funcs[fd.Name.Name] = true
-			}
+		f.Err = err
+		return f
+	}
+	f.Constraint = testConstraint(src)
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	for _, d := range file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+			f.Funcs[fd.Name.Name] = fset.Position(fd.Pos()).Line
 		}
 	}
-	c.goFiles[name] = g
-	return g
+	return f
 }
 
-func (c *checker) proof(p *Proof) string {
-	d := c.doc
+// testConstraint returns the build constraint of a Go file when it keeps go
+// test from running the file without tags ("e2e"), or "".
+func testConstraint(src []byte) string {
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if constraint.IsGoBuild(line) {
+			if expr, err := constraint.Parse(line); err == nil && !expr.Eval(func(string) bool { return false }) {
+				return expr.String()
+			}
+			return ""
+		}
+		if line != "" && !strings.HasPrefix(line, "//") {
+			return "" // the constraint comes before the package clause
+		}
+	}
+	return ""
+}
+
+// testsIn returns the test files of the package in directory dir.
+func (c *Checker) testsIn(dir string) []string {
+	if tests, ok := c.pkgTests[dir]; ok {
+		return tests
+	}
+	tests, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	c.pkgTests[dir] = tests
+	return tests
+}
+
+func (c *Checker) proof(d *Doc, p *Proof) string {
 	if p.Test == "" {
 		return fmt.Sprintf("proof link to %s must name a test: link text %q is not TestName or TestName/case", p.File, p.Text)
 	}
-	if _, err := os.Stat(d.resolve(p.File)); err != nil {
-		return fmt.Sprintf("proof link %s: %s does not exist", p.Test, p.File)
-	}
 	if strings.HasSuffix(p.File, "_test.go") {
-		g := c.funcs(d.resolve(p.File))
-		if g.err != nil {
-			return fmt.Sprintf("proof link %s: cannot read %s: %v", p.Test, p.File, g.err)
+		g := c.TestFile(d.resolve(p.File))
+		if errors.Is(g.Err, fs.ErrNotExist) {
+			return fmt.Sprintf("proof link %s: %s does not exist", p.Test, p.File)
 		}
-		if !g.funcs[p.Func()] {
+		if g.Err != nil {
+			return fmt.Sprintf("proof link %s: cannot read %s: %v", p.Test, p.File, g.Err)
+		}
+		if _, ok := g.Funcs[p.Func()]; !ok {
 			return fmt.Sprintf("proof link names %s, which %s does not declare", p.Func(), p.File)
 		}
 		return ""
 	}
+	if _, err := os.Stat(d.resolve(p.File)); err != nil {
+		return fmt.Sprintf("proof link %s: %s does not exist", p.Test, p.File)
+	}
 	// A transcript: the package owning testdata must have TestScript.
-	tests, _ := filepath.Glob(filepath.Join(d.resolve(p.Dir), "*_test.go"))
-	for _, t := range tests {
-		if g := c.funcs(t); g.err == nil && g.funcs[p.Func()] {
-			return ""
+	for _, t := range c.testsIn(d.resolve(p.Dir)) {
+		if g := c.TestFile(t); g.Err == nil {
+			if _, ok := g.Funcs[p.Func()]; ok {
+				return ""
+			}
 		}
 	}
 	return fmt.Sprintf("proof link %s: package %s has no %s to run it", p.File, p.Dir, p.Func())
@@ -193,12 +282,12 @@ var lineAnchorRE = regexp.MustCompile(`^L(\d+)(?:-L(\d+))?$`)
 // lineAnchor checks a fragment into a file that is not Markdown: it can only
 // name a line or a range of lines (#L10, #L10-L20), as GitHub's do, and they
 // must exist.
-func (c *checker) lineAnchor(l *Link, name, frag string) string {
+func (c *Checker) lineAnchor(l *Link, name, frag string) string {
 	m := lineAnchorRE.FindStringSubmatch(frag)
 	if m == nil {
 		return fmt.Sprintf("broken link to %s: only a line (#L10) or lines (#L10-L20) can be named in %s", l.Target, l.File)
 	}
-	data, err := os.ReadFile(name)
+	data, err := c.ReadFile(name)
 	if err != nil {
 		return fmt.Sprintf("broken link to %s: %v", l.Target, err)
 	}
@@ -214,8 +303,7 @@ func (c *checker) lineAnchor(l *Link, name, frag string) string {
 	return ""
 }
 
-func (c *checker) link(l *Link) string {
-	d := c.doc
+func (c *Checker) link(d *Doc, l *Link) string {
 	frag, err := url.PathUnescape(l.Fragment)
 	if err != nil {
 		frag = l.Fragment
@@ -238,11 +326,11 @@ func (c *checker) link(l *Link) string {
 		if h, ok := c.headings[name]; ok {
 			hs = h
 		} else {
-			o, err := Parse(name)
+			src, err := c.ReadFile(name)
 			if err != nil {
 				return fmt.Sprintf("broken link to %s: %v", l.Target, err)
 			}
-			hs = o.Headings
+			hs = ParseSource(name, src).Headings
 			c.headings[name] = hs
 		}
 		where = path.Clean(l.File)

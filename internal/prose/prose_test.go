@@ -452,6 +452,7 @@ func courseFiles(t testing.TB, root string) []string {
 // naming a test that exists, every link resolving.
 func TestChapters(t *testing.T) {
 	root := *courseRoot
+	c := NewChecker()
 	for _, f := range courseFiles(t, root) {
 		d, err := Parse(f)
 		if os.IsNotExist(err) {
@@ -460,7 +461,7 @@ func TestChapters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range d.Check() {
+		for _, p := range c.Check(d) {
 			rel, _ := filepath.Rel(root, p.File)
 			p.File = filepath.ToSlash(rel)
 			t.Error(p)
@@ -475,6 +476,7 @@ var courseRoot = flag.String("prose.root", filepath.Join("..", ".."), "the repos
 func BenchmarkCheckCourse(b *testing.B) {
 	files := courseFiles(b, *courseRoot)
 	for b.Loop() {
+		c := NewChecker()
 		for _, f := range files {
 			d, err := Parse(f)
 			if os.IsNotExist(err) {
@@ -483,9 +485,47 @@ func BenchmarkCheckCourse(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if p := d.Check(); len(p) > 0 {
+			if p := c.Check(d); len(p) > 0 {
 				b.Fatal(p[0])
 			}
 		}
+	}
+}
+
+// TestCheckerReadsOnce checks that a Checker reads a test file once for
+// every document that links it: after the file is gone, a second document
+// is still checked against what the first read, and a new Checker sees it
+// missing.
+func TestCheckerReadsOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("x_test.go", "package x\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n")
+	write("a.md", "[`TestX`](x_test.go)\n")
+	write("b.md", "Also [`TestX`](x_test.go).\n")
+	docs := map[string]*Doc{}
+	for _, name := range []string{"a.md", "b.md"} {
+		d, err := Parse(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[name] = d
+	}
+	c := NewChecker()
+	if p := c.Check(docs["a.md"]); len(p) > 0 {
+		t.Fatalf("Check(a.md) = %v, want no problems", p)
+	}
+	if err := os.Remove(filepath.Join(dir, "x_test.go")); err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Check(docs["b.md"]); len(p) > 0 {
+		t.Errorf("Check(b.md) with the same Checker = %v, want no problems: it read x_test.go again", p)
+	}
+	if p := NewChecker().Check(docs["b.md"]); len(p) != 1 {
+		t.Errorf("Check(b.md) with a new Checker = %v, want x_test.go missing", p)
 	}
 }

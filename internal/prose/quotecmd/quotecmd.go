@@ -49,6 +49,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	status := 0
+	// One checker for every file: a test file or a heading many files
+	// link is read once.
+	c := prose.NewChecker()
 	for _, name := range fs.Args() {
 		if *write {
 			changed, err := prose.Update(name)
@@ -67,7 +70,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 			status = 1
 			continue
 		}
-		for _, p := range d.Check() {
+		for _, p := range c.Check(d) {
 			fmt.Fprintln(stderr, p)
 			status = 1
 		}
