@@ -1,7 +1,7 @@
 //go:build js && wasm
 
 // Command demo is chapter 4's interactive demo on the course site: the
-// chapter's model of a graceful node shutdown (package graceful, the one the
+// chapter's model of a graceful node shutdown (package shutdown, the one the
 // chapter's command and tests use), compiled to WebAssembly. The reader writes
 // the kubelet's grace periods (the two-value form or a priority table) and the
 // pods' priorities and grace; Validate turns the configuration into groups as
