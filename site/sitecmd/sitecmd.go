@@ -19,7 +19,7 @@ import (
 	"github.com/opslab/opslab/site"
 )
 
-const usage = `usage: site -out DIR [-root DIR] [-results FILE.json] [-serve ADDR [-watch]]
+const usage = `usage: site -out DIR [-root DIR] [-results FILE.json[,FILE.json...]] [-serve ADDR [-watch]]
 
 Site builds the course site into DIR. It fails, naming file and line, when a
 quote is stale or missing, a proof names no test, or a link or anchor is
@@ -28,7 +28,7 @@ not run.
 
   -out DIR         where to write the site (replaced on every build)
   -root DIR        the repository (default ".")
-  -results FILE    go test -json output whose results the proof badges show
+  -results FILES   go test -json output whose results the proof badges show
                    (several files separated by commas)
   -serve ADDR      serve the site on ADDR (e.g. localhost:8080) after building
   -watch           with -serve: rebuild when a Markdown or Go file changes
