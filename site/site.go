@@ -368,10 +368,8 @@ func (b *builder) load(p *page) error {
 	// Every page's first sentence is its description for search engines;
 	// a chapter's also lists it on the index.
 	p.summary = firstSentence(p.tree, p.doc.Source)
-	if p.chapter {
-		if p.summary == "" {
-			b.problem(p.src, 1, "the chapter has no first paragraph to list it by on the index")
-		}
+	if p.chapter && p.summary == "" {
+		b.problem(p.src, 1, "the chapter has no first paragraph to list it by on the index")
 	}
 	return nil
 }
@@ -442,17 +440,14 @@ func relURL(from, to string) string {
 	if fromDir == "." {
 		return to
 	}
-	up := strings.Count(fromDir, "/") + 1
-	prefix := strings.Repeat("../", up)
-	// Drop the common directories.
+	// Drop the common directories, then climb out of the rest of from's.
 	fp := strings.Split(fromDir, "/")
 	tp := strings.Split(to, "/")
 	i := 0
 	for i < len(fp) && i < len(tp)-1 && fp[i] == tp[i] {
 		i++
 	}
-	prefix = strings.Repeat("../", len(fp)-i)
-	return prefix + strings.Join(tp[i:], "/")
+	return strings.Repeat("../", len(fp)-i) + strings.Join(tp[i:], "/")
 }
 
 // rootURL returns the relative URL of the site's root from the page at from.
