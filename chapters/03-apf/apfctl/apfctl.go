@@ -33,7 +33,7 @@ import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
@@ -128,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return exempt(&c, stdout)
 	case "seats":
-		server := fs.Int("server-seats", fairq.DefaultServerSeats, "the server's concurrency `limit`: --max-requests-inflight plus --max-mutating-requests-inflight")
+		server := fs.Int("server-seats", apf.DefaultServerSeats, "the server's concurrency `limit`: --max-requests-inflight plus --max-mutating-requests-inflight")
 		if err := parse(); err != nil {
 			return err
 		}

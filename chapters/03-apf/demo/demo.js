@@ -1,5 +1,5 @@
 // Draws chapter 3's demo from what its Go model returns (main.go): seats
-// from fairq.Seats, waits and 429s from fairq.Simulate.
+// from apf.Seats, waits and 429s from apf.Simulate.
 window.opslabDemoUI = function (root, api, h) {
   "use strict";
   var changes = {};

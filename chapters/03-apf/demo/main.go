@@ -4,19 +4,19 @@
 // chapter's model of API Priority and Fairness, compiled to WebAssembly.
 //
 // Seats: the reader sets the shares and the lendable percent of the
-// default priority levels (fairq.DefaultLevels, the levels a new API server
+// default priority levels (apf.DefaultLevels, the levels a new API server
 // creates, tested against k8s.io/apiserver's bootstrap objects by package
-// apf), and fairq.Seats divides the server's 600 seats among them, as
-// apf's Config.Seats does for the objects of a cluster.
+// kube), and apf.Seats divides the server's 600 seats among them, as
+// kube's Config.Seats does for the objects of a cluster.
 //
-// A runaway: fairq.Simulate runs the chapter's level of 10 seats, 64
+// A runaway: apf.Simulate runs the chapter's level of 10 seats, 64
 // queues, hand size 8 and queue length limit 50 with five mice, each
 // sending a request every 200 ticks, and, when the reader switches it on,
 // a runaway operator sending one every tick, ten times the level's
 // capacity. Each request holds its seat for 100 ticks. It is the scenario
 // of TestRunawayContained, over 20,000 ticks.
 //
-// It imports only fairq and the standard library, so that it stays small:
+// It imports only the model, package apf, and the standard library, so that it stays small:
 // the API types of k8s.io/api would add about 11 MB of WebAssembly.
 // It registers its functions as window.opslabDemoAPI; demo.js draws them.
 package main
@@ -26,7 +26,7 @@ import (
 	"strconv"
 	"syscall/js"
 
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 )
 
 const horizon = 20_000
@@ -34,7 +34,7 @@ const horizon = 20_000
 // seats returns the levels' seats after the reader's changes: a JS object
 // mapping a level's name to {shares, lendable}.
 func seats(changes js.Value) (any, error) {
-	levels := fairq.DefaultLevels()
+	levels := apf.DefaultLevels()
 	for i := range levels {
 		l := &levels[i]
 		ch := changes.Get(l.Name)
@@ -55,7 +55,7 @@ func seats(changes js.Value) (any, error) {
 		lendablePercent[l.Name] = l.LendablePercent
 	}
 	var out []any
-	for _, s := range fairq.Seats(fairq.DefaultServerSeats, levels) {
+	for _, s := range apf.Seats(apf.DefaultServerSeats, levels) {
 		typ := "Limited"
 		if s.Exempt {
 			typ = "Exempt"
@@ -65,20 +65,20 @@ func seats(changes js.Value) (any, error) {
 			"nominal": s.Nominal, "lendable": s.Lendable, "borrowing": s.Borrowing, "min": s.Min, "max": s.Max,
 		})
 	}
-	return map[string]any{"server": fairq.DefaultServerSeats, "levels": out}, nil
+	return map[string]any{"server": apf.DefaultServerSeats, "levels": out}, nil
 }
 
 // simulate runs the runaway scenario, with or without the runaway.
 func simulate(runaway bool) (any, error) {
-	level := fairq.SimLevel{Schema: "service-accounts", Seats: 10, Queuing: &fairq.Queuing{Queues: 64, HandSize: 8, QueueLengthLimit: 50}}
-	var flows []fairq.Flow
+	level := apf.SimLevel{Schema: "service-accounts", Seats: 10, Queuing: &apf.Queuing{Queues: 64, HandSize: 8, QueueLengthLimit: 50}}
+	var flows []apf.Flow
 	if runaway {
-		flows = append(flows, fairq.Flow{Name: "system:serviceaccount:apf-lab:runaway-operator", Every: 1, Count: horizon, Work: 100})
+		flows = append(flows, apf.Flow{Name: "system:serviceaccount:apf-lab:runaway-operator", Every: 1, Count: horizon, Work: 100})
 	}
 	for i := range 5 {
-		flows = append(flows, fairq.Flow{Name: "system:serviceaccount:apf-lab:mouse-" + strconv.Itoa(i), Start: int64(i * 37), Every: 200, Count: horizon / 200, Work: 100})
+		flows = append(flows, apf.Flow{Name: "system:serviceaccount:apf-lab:mouse-" + strconv.Itoa(i), Start: int64(i * 37), Every: 200, Count: horizon / 200, Work: 100})
 	}
-	res, err := fairq.Simulate(level, flows)
+	res, err := apf.Simulate(level, flows)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
+	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/apfctl"
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
@@ -246,7 +246,7 @@ func compareSeats(ctx context.Context, t *testing.T, client kubernetes.Interface
 		t.Fatal(err)
 	}
 	seen := false
-	for _, s := range cfg.Seats(fairq.DefaultServerSeats) {
+	for _, s := range cfg.Seats(apf.DefaultServerSeats) {
 		got, ok := server[s.Level]
 		if !ok {
 			t.Errorf("level %s: the server reports no nominal seats, the model %d", s.Level, s.Nominal)

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/lab/differential"
 	"github.com/opslab/opslab/lab/labenv"
@@ -306,7 +306,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 	for attempt := 0; attempt < 10; attempt++ {
 		seatDiffs = nil
 		m := readMetrics(ctx, t, client)
-		for _, s := range model.Seats(fairq.DefaultServerSeats) {
+		for _, s := range model.Seats(apf.DefaultServerSeats) {
 			l := map[string]string{"priority_level": s.Level}
 			n, lo, hi := m.value("apiserver_flowcontrol_nominal_limit_seats", l), m.value("apiserver_flowcontrol_lower_limit_seats", l), m.value("apiserver_flowcontrol_upper_limit_seats", l)
 			if int(n) != s.Nominal || int(lo) != s.Min || int(hi) != s.Max {

@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/watchexempt"
 	"github.com/opslab/opslab/lab/labenv"
@@ -224,13 +224,13 @@ func TestEnsurerPutsDefaultsBack(t *testing.T) {
 type listSeatsCase struct {
 	name  string
 	query string
-	list  fairq.List
+	list  apf.List
 }
 
 // TestWorkEstimatesAgainstServer measures the seats the server's work
 // estimator gives LISTs and writes, from
-// apiserver_flowcontrol_work_estimated_seats, against fairq.ListSeats and
-// fairq.MutatingSeats fed the server's own inputs: the object count and
+// apiserver_flowcontrol_work_estimated_seats, against apf.ListSeats and
+// apf.MutatingSeats fed the server's own inputs: the object count and
 // size of configmaps it exports, the watch count it records for a write,
 // and each level's max seats from its nominal seats. Two levels: one
 // shaped like the lab's (queues, hand of 4: max seats 2), one that
@@ -258,7 +258,7 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 		waitClassified(ctx, t, cfg, kube.Request{User: name, Verb: "get", Path: "/version"}, fs)
 	}
 	// The server measures a resource about once a minute.
-	var stats fairq.ResourceStats
+	var stats apf.ResourceStats
 	labenv.Poll(ctx, t, 200*time.Second, "the server's size estimate of configmaps above 1.2 MB", func(ctx context.Context) (bool, error) {
 		m := readMetrics(ctx, t, client)
 		stats = statsOf(m)
@@ -266,8 +266,8 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 	})
 	nominal := nominalSeats(ctx, t, client)
 	maxSeats := map[string]int{
-		narrow: fairq.MaxSeats(nominal[narrow], &fairq.Queuing{Queues: 16, HandSize: 4, QueueLengthLimit: 20}),
-		wide:   fairq.MaxSeats(nominal[wide], nil),
+		narrow: apf.MaxSeats(nominal[narrow], &apf.Queuing{Queues: 16, HandSize: 4, QueueLengthLimit: 20}),
+		wide:   apf.MaxSeats(nominal[wide], nil),
 	}
 	t.Logf("configmaps: %d objects, %d bytes on average; level %s: %d nominal seats, max seats %d; level %s: max seats %d (none of its own)",
 		stats.Objects, stats.AverageSize, narrow, nominal[narrow], maxSeats[narrow], wide, maxSeats[wide])
@@ -275,10 +275,10 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 		t.Errorf("the lab-shaped level's max seats = %d, want 2 (its nominal seats %d)", maxSeats[narrow], nominal[narrow])
 	}
 	lists := []listSeatsCase{
-		{"plain list, served from the cache", "", fairq.List{FromCache: true}},
-		{"from etcd, resourceVersionMatch=Exact", "resourceVersion=1&resourceVersionMatch=Exact", fairq.List{}},
-		{"from etcd, limit 3", "resourceVersion=1&limit=3", fairq.List{Limit: 3}},
-		{"from the cache, resourceVersion 0 and a selector", "resourceVersion=0&labelSelector=a%3Db", fairq.List{FromCache: true, Selector: true}},
+		{"plain list, served from the cache", "", apf.List{FromCache: true}},
+		{"from etcd, resourceVersionMatch=Exact", "resourceVersion=1&resourceVersionMatch=Exact", apf.List{}},
+		{"from etcd, limit 3", "resourceVersion=1&limit=3", apf.List{Limit: 3}},
+		{"from the cache, resourceVersion 0 and a selector", "resourceVersion=0&labelSelector=a%3Db", apf.List{FromCache: true, Selector: true}},
 	}
 	seen := map[int]bool{}
 	for _, user := range []string{wide, narrow} {
@@ -295,9 +295,9 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 					labels := map[string]string{"flow_schema": user, "priority_level": user}
 					got := after.value("apiserver_flowcontrol_work_estimated_seats_sum", labels) - before.value("apiserver_flowcontrol_work_estimated_seats_sum", labels)
 					n := after.value("apiserver_flowcontrol_work_estimated_seats_count", labels) - before.value("apiserver_flowcontrol_work_estimated_seats_count", labels)
-					want := fairq.ListSeats(&st, lc.list, maxSeats[user])
+					want := apf.ListSeats(&st, lc.list, maxSeats[user])
 					if n != 1 || int(got) != want {
-						t.Errorf("LIST ?%s as %s (HTTP %d): the server estimated %v seats over %v requests, fairq.ListSeats %d (%d objects of %d bytes, level max %d)", lc.query, user, p.StatusCode, got, n, want, st.Objects, st.AverageSize, maxSeats[user])
+						t.Errorf("LIST ?%s as %s (HTTP %d): the server estimated %v seats over %v requests, apf.ListSeats %d (%d objects of %d bytes, level max %d)", lc.query, user, p.StatusCode, got, n, want, st.Objects, st.AverageSize, maxSeats[user])
 					}
 					seen[int(got)] = true
 					t.Logf("%v seats", got)
@@ -330,24 +330,24 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 			after := readMetrics(ctx, t, client)
 			watchers := after.value("apiserver_flowcontrol_watch_count_samples_sum", labels) - before.value("apiserver_flowcontrol_watch_count_samples_sum", labels)
 			got := after.value("apiserver_flowcontrol_work_estimated_seats_sum", labels) - before.value("apiserver_flowcontrol_work_estimated_seats_sum", labels)
-			want := fairq.MutatingSeats(int(watchers), maxSeats[user])
+			want := apf.MutatingSeats(int(watchers), maxSeats[user])
 			t.Logf("create as %s (HTTP %d): %v watchers, %v seats; model %+v", user, p.StatusCode, watchers, got, want)
 			if watchers < 25 || int(got) != want.Seats() {
-				t.Errorf("create as %s: the server saw %v watchers and estimated %v seats; fairq.MutatingSeats says %d", user, watchers, got, want.Seats())
+				t.Errorf("create as %s: the server saw %v watchers and estimated %v seats; apf.MutatingSeats says %d", user, watchers, got, want.Seats())
 			}
 		}
 	})
 }
 
 // statsOf reads the server's last measurement of configmaps.
-func statsOf(m metrics) fairq.ResourceStats {
+func statsOf(m metrics) apf.ResourceStats {
 	labels := map[string]string{"group": "", "resource": "configmaps"}
 	n := int64(m.value("apiserver_resource_objects", labels))
 	size := int64(m.value("apiserver_resource_size_estimate_bytes", labels))
 	if n == 0 {
-		return fairq.ResourceStats{}
+		return apf.ResourceStats{}
 	}
-	return fairq.ResourceStats{Objects: n, AverageSize: size / n}
+	return apf.ResourceStats{Objects: n, AverageSize: size / n}
 }
 
 func nominalSeats(ctx context.Context, t *testing.T, client kubernetes.Interface) map[string]int {
@@ -593,7 +593,7 @@ func TestBorrowingBounds(t *testing.T) {
 	_, cfg := loadModel(ctx, t, client)
 	m := readMetrics(ctx, t, client)
 	moved := 0
-	for _, s := range cfg.Seats(fairq.DefaultServerSeats) {
+	for _, s := range cfg.Seats(apf.DefaultServerSeats) {
 		l := map[string]string{"priority_level": s.Level}
 		cur, ok := m.get("apiserver_flowcontrol_current_limit_seats", l)
 		lo, hi := m.value("apiserver_flowcontrol_lower_limit_seats", l), m.value("apiserver_flowcontrol_upper_limit_seats", l)

@@ -9,7 +9,7 @@ import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 )
 
 // A Config is the set of FlowSchemas and priority levels an API server
@@ -136,7 +136,7 @@ func levelProblem(pl *flowcontrol.PriorityLevelConfiguration) error {
 		return fmt.Errorf("limitResponse type %q and its queuing section disagree", r.Type)
 	}
 	if q := r.Queuing; q != nil && q.Queues > 0 {
-		if _, err := fairq.NewDealer(int(q.Queues), int(q.HandSize)); err != nil {
+		if _, err := apf.NewDealer(int(q.Queues), int(q.HandSize)); err != nil {
 			return fmt.Errorf("queuing: %w", err)
 		}
 	}
@@ -152,7 +152,7 @@ type Classification struct {
 	// for a level that queues with more than one queue, the only case in
 	// which flows matter; elsewhere it is "".
 	Distinguisher string
-	// FlowHash is fairq.FlowHash(schema, distinguisher), computed in the same
+	// FlowHash is apf.FlowHash(schema, distinguisher), computed in the same
 	// cases as Distinguisher, and Queued says whether it was.
 	FlowHash uint64
 	Queued   bool
@@ -180,7 +180,7 @@ func (c *Config) Classify(r Request) Classification {
 	out := Classification{Schema: fs, Level: pl}
 	if l := pl.Spec.Limited; l != nil && l.LimitResponse.Type == flowcontrol.LimitResponseTypeQueue && l.LimitResponse.Queuing.Queues > 1 {
 		out.Distinguisher = Distinguisher(r, fs.Spec.DistinguisherMethod)
-		out.FlowHash = fairq.FlowHash(fs.Name, out.Distinguisher)
+		out.FlowHash = apf.FlowHash(fs.Name, out.Distinguisher)
 		out.Queued = true
 	}
 	return out

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 )
 
 func TestDefaultSchemasInMatchingOrder(t *testing.T) {
@@ -248,8 +248,8 @@ func TestDistinguisher(t *testing.T) {
 			if got.Distinguisher != tc.want || got.Queued != tc.queued {
 				t.Errorf("Classify: distinguisher %q queued %v, want %q %v %s", got.Distinguisher, got.Queued, tc.want, tc.queued, tc.reason)
 			}
-			if tc.queued && got.FlowHash != fairq.FlowHash("s", tc.want) {
-				t.Errorf("FlowHash = %#x, want fairq.FlowHash(s, %q)", got.FlowHash, tc.want)
+			if tc.queued && got.FlowHash != apf.FlowHash("s", tc.want) {
+				t.Errorf("FlowHash = %#x, want apf.FlowHash(s, %q)", got.FlowHash, tc.want)
 			}
 		})
 	}

@@ -35,7 +35,7 @@
 //
 // [Config.Seats] reads each level's shares, lendable percent and borrowing
 // limit percent from its spec and divides the server's concurrency limit
-// among the levels with [fairq.Seats], as finishQueueSetReconfigsLocked
+// among the levels with [apf.Seats], as finishQueueSetReconfigsLocked
 // does.
 //
 // # A cluster and files
@@ -52,10 +52,10 @@
 // # The core
 //
 // Everything after classification works on plain numbers and lives in
-// package fairq, which imports nothing from Kubernetes: the seat
-// arithmetic, shuffle sharding (the flow hash, the dealer, the choice of a
-// queue), the simulation of one priority level and the collision
-// probability. This package uses it for the flow hash and for checking a
-// level's queues, and its tests check fairq's table of default levels
-// against upstream's bootstrap objects.
+// package apf, the chapter's model, which imports nothing from Kubernetes:
+// the seat arithmetic, shuffle sharding (the flow hash, the dealer, the
+// choice of a queue), the simulation of one priority level and the
+// collision probability. This package uses it for the flow hash and for
+// checking a level's queues, and its tests check apf's table of default
+// levels against upstream's bootstrap objects.
 package kube

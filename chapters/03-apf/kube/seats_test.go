@@ -8,7 +8,7 @@ import (
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
-	"github.com/opslab/opslab/chapters/03-apf/fairq"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 )
 
 func TestSeatsOfDefaultLevels(t *testing.T) {
@@ -30,8 +30,8 @@ func TestSeatsOfDefaultLevels(t *testing.T) {
 		{"workload-low", 100, 245, 221},
 	}
 	var got []row
-	var fromObjects []fairq.LevelSeats
-	for _, s := range defaultConfig(t).Seats(fairq.DefaultServerSeats) {
+	var fromObjects []apf.LevelSeats
+	for _, s := range defaultConfig(t).Seats(apf.DefaultServerSeats) {
 		got = append(got, row{s.Level, s.Shares, s.Nominal, s.Lendable})
 		if s.Min != s.Nominal-s.Lendable || s.Max != s.Nominal+s.Borrowing {
 			t.Errorf("%s: min %d max %d, want nominal−lendable %d and nominal+borrowing %d", s.Level, s.Min, s.Max, s.Nominal-s.Lendable, s.Nominal+s.Borrowing)
@@ -41,16 +41,16 @@ func TestSeatsOfDefaultLevels(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Seats(600) (-want +got):\n%s", diff)
 	}
-	// The demo divides the seats of fairq's table of default levels: it
+	// The demo divides the seats of apf's table of default levels: it
 	// must give the same seats as the bootstrap objects.
-	if diff := cmp.Diff(fromObjects, fairq.Seats(fairq.DefaultServerSeats, fairq.DefaultLevels())); diff != "" {
-		t.Errorf("fairq.Seats(600, DefaultLevels()) differs from the seats of the bootstrap objects (-objects +table):\n%s", diff)
+	if diff := cmp.Diff(fromObjects, apf.Seats(apf.DefaultServerSeats, apf.DefaultLevels())); diff != "" {
+		t.Errorf("apf.Seats(600, DefaultLevels()) differs from the seats of the bootstrap objects (-objects +table):\n%s", diff)
 	}
 }
 
 func TestSeatsRoundUp(t *testing.T) {
 	total := 0
-	for _, s := range defaultConfig(t).Seats(fairq.DefaultServerSeats) {
+	for _, s := range defaultConfig(t).Seats(apf.DefaultServerSeats) {
 		total += s.Nominal
 	}
 	if total != 602 {
@@ -87,7 +87,7 @@ func TestSeatsNewLevelTakesFromOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]LevelSeats{}
-	for _, s := range c.Seats(fairq.DefaultServerSeats) {
+	for _, s := range c.Seats(apf.DefaultServerSeats) {
 		got[s.Level] = s
 	}
 	// Σshares grows from 245 to 250.
@@ -100,21 +100,21 @@ func TestSeatsNewLevelTakesFromOthers(t *testing.T) {
 }
 
 func TestSeatsExemptBorrowsUpToServer(t *testing.T) {
-	for _, s := range defaultConfig(t).Seats(fairq.DefaultServerSeats) {
-		if s.Type == flowcontrol.PriorityLevelEnablementExempt && (s.Nominal != 0 || s.Max != fairq.DefaultServerSeats) {
+	for _, s := range defaultConfig(t).Seats(apf.DefaultServerSeats) {
+		if s.Type == flowcontrol.PriorityLevelEnablementExempt && (s.Nominal != 0 || s.Max != apf.DefaultServerSeats) {
 			t.Errorf("exempt = %+v, want nominal 0 and max 600: it has no borrowing limit", s)
 		}
 	}
 }
 
 // TestDefaultLevelsAreBootstrap reads every field of upstream's default
-// levels that seats and queuing use and compares it with fairq's table,
+// levels that seats and queuing use and compares it with apf's table,
 // which the demo shows.
 func TestDefaultLevelsAreBootstrap(t *testing.T) {
-	var want []fairq.Level
+	var want []apf.Level
 	_, pls := defaultObjects()
 	for _, pl := range pls {
-		l := fairq.Level{Name: pl.Name}
+		l := apf.Level{Name: pl.Name}
 		switch spec := pl.Spec; spec.Type {
 		case flowcontrol.PriorityLevelEnablementExempt:
 			l.Exempt = true
@@ -126,7 +126,7 @@ func TestDefaultLevelsAreBootstrap(t *testing.T) {
 			l.BorrowingLimitPercent = spec.Limited.BorrowingLimitPercent
 			switch r := spec.Limited.LimitResponse; r.Type {
 			case flowcontrol.LimitResponseTypeQueue:
-				l.Queuing = &fairq.Queuing{Queues: r.Queuing.Queues, HandSize: r.Queuing.HandSize, QueueLengthLimit: r.Queuing.QueueLengthLimit}
+				l.Queuing = &apf.Queuing{Queues: r.Queuing.Queues, HandSize: r.Queuing.HandSize, QueueLengthLimit: r.Queuing.QueueLengthLimit}
 			case flowcontrol.LimitResponseTypeReject:
 			default:
 				t.Fatalf("bootstrap level %s: limitResponse type %q is neither Queue nor Reject", pl.Name, r.Type)
@@ -137,8 +137,8 @@ func TestDefaultLevelsAreBootstrap(t *testing.T) {
 		want = append(want, l)
 	}
 	sort.Slice(want, func(i, j int) bool { return want[i].Name < want[j].Name })
-	if diff := cmp.Diff(want, fairq.DefaultLevels()); diff != "" {
-		t.Errorf("fairq.DefaultLevels() differs from bootstrap's levels (-bootstrap +table):\n%s", diff)
+	if diff := cmp.Diff(want, apf.DefaultLevels()); diff != "" {
+		t.Errorf("apf.DefaultLevels() differs from bootstrap's levels (-bootstrap +table):\n%s", diff)
 	}
 }
 
@@ -146,17 +146,17 @@ func TestCoreLevelReadsSpec(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason string
 		level        *flowcontrol.PriorityLevelConfiguration
-		want         fairq.Level
+		want         apf.Level
 	}{
 		{"exempt", "an exempt level has shares and a lendable percent, no borrowing limit and no queues",
 			bootstrap.MandatoryPriorityLevelConfigurationExempt,
-			fairq.Level{Name: "exempt", Exempt: true}},
+			apf.Level{Name: "exempt", Exempt: true}},
 		{"reject", "catch-all rejects: no queues",
 			bootstrap.MandatoryPriorityLevelConfigurationCatchAll,
-			fairq.Level{Name: "catch-all", Shares: 5}},
+			apf.Level{Name: "catch-all", Shares: 5}},
 		{"queue with a borrowing limit", "every field of the limited section is read",
 			queueLevel("apf-lab-runaway", 5, 10, ptr(int32(20))),
-			fairq.Level{Name: "apf-lab-runaway", Shares: 5, LendablePercent: 10, BorrowingLimitPercent: ptr(int32(20)), Queuing: &fairq.Queuing{Queues: 16, HandSize: 4, QueueLengthLimit: 10}}},
+			apf.Level{Name: "apf-lab-runaway", Shares: 5, LendablePercent: 10, BorrowingLimitPercent: ptr(int32(20)), Queuing: &apf.Queuing{Queues: 16, HandSize: 4, QueueLengthLimit: 10}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, coreLevel(tc.level)); diff != "" {

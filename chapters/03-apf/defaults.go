@@ -1,10 +1,10 @@
-package fairq
+package apf
 
 // DefaultLevels returns the priority levels a new API server creates, the
 // mandatory and suggested PriorityLevelConfigurations of
 // k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap (default.go), in name
 // order. None has a borrowing limit. TestDefaultLevelsAreBootstrap in
-// package apf compares them with upstream's objects field by field.
+// package kube compares them with upstream's objects field by field.
 func DefaultLevels() []Level {
 	return []Level{
 		{Name: "catch-all", Shares: 5, LendablePercent: 0},

@@ -1,8 +1,8 @@
-// Package fairq is the API-free core of chapter 3's model of API Priority
-// and Fairness (https://kubernetes.io/docs/concepts/cluster-administration/flow-control/):
-// the arithmetic and the queuing that kube-apiserver applies once a request
-// is classified, on plain numbers instead of the types of
-// k8s.io/api/flowcontrol/v1. Package apf classifies on the real types and
+// Package apf is chapter 3's model of API Priority and Fairness
+// (https://kubernetes.io/docs/concepts/cluster-administration/flow-control/),
+// its pure core: the arithmetic and the queuing that kube-apiserver applies
+// once a request is classified, on plain numbers instead of the types of
+// k8s.io/api/flowcontrol/v1. Package kube classifies on the real types and
 // calls this package for everything below; the course site's demo imports
 // only this package, so it runs the same code the tests check.
 //
@@ -15,7 +15,7 @@
 // levels by their shares, as finishQueueSetReconfigsLocked in
 // k8s.io/apiserver/pkg/util/flowcontrol does: nominal seats are rounded up,
 // lendable and borrowing limits are rounded. [DefaultLevels] are the levels
-// a new API server creates; package apf tests them against upstream's
+// a new API server creates; package kube tests them against upstream's
 // bootstrap objects field by field.
 //
 // # Work estimates
@@ -42,4 +42,4 @@
 // request timeouts or borrowing between levels.
 // [CollisionProbability] gives the chance that a mouse flow finds every
 // queue of its hand shared with elephants.
-package fairq
+package apf

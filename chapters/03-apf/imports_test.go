@@ -1,4 +1,4 @@
-package fairq
+package apf
 
 import (
 	"go/parser"
@@ -15,8 +15,8 @@ import (
 // The demo may import this package; both may import the standard library,
 // whose first path element has no dot.
 func TestImportsOnlyStandardLibrary(t *testing.T) {
-	const self = "github.com/opslab/opslab/chapters/03-apf/fairq"
-	for _, dir := range []string{".", "../demo"} {
+	const self = "github.com/opslab/opslab/chapters/03-apf"
+	for _, dir := range []string{".", "demo"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package fairq
+package apf
 
 import (
 	"fmt"
