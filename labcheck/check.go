@@ -1,5 +1,5 @@
 // Package labcheck verifies a learner's lab from what happened on their
-// cluster. Each chapter registers its checks (see Register); a check reads
+// cluster. Each chapter lists its checks in the course (see NewCourse); a check reads
 // behaviour and evidence from the API server — dry-run evictions, status that
 // controllers computed, events that controllers wrote, headers the server
 // returned — never an object a learner could write by hand, and it never
@@ -15,7 +15,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 
@@ -28,15 +27,13 @@ import (
 
 // A Check verifies one claim of a chapter's lab.
 type Check struct {
-	Chapter int    // the chapter whose lab it checks, 1 to 4
+	Chapter int    // the chapter whose lab it checks; set by NewCourse
 	ID      string // unique across the course, e.g. "pdb-drain-finished"
 	Title   string // what a learner sees next to ✓ or ✗
 	Points  int
 	Claim   string   // the claim of the chapter it verifies
 	Reads   string   // what it reads from the cluster
 	Hints   []string // up to three, each more explicit than the last
-
-	order int // registration order, for a stable listing
 
 	// Run reads the cluster and reports what it saw. It must not change
 	// anything: a question that needs the server's answer is asked with
@@ -186,60 +183,4 @@ func (c *Cluster) EvidenceSource() string {
 		return "the API server alone (" + c.NoAudit + ")"
 	}
 	return "the API server alone"
-}
-
-var (
-	mu       sync.Mutex
-	registry = map[string]Check{}
-)
-
-// Register adds a check to the course's registry. Chapters call it from an
-// init function; a duplicate ID or a check without Run is a programming
-// error and panics at start-up.
-func Register(c Check) {
-	mu.Lock()
-	defer mu.Unlock()
-	switch {
-	case c.ID == "":
-		panic("labcheck: check without ID")
-	case c.Run == nil:
-		panic(fmt.Sprintf("labcheck: check %s has no Run", c.ID))
-	case c.Chapter < 1:
-		panic(fmt.Sprintf("labcheck: check %s has chapter %d", c.ID, c.Chapter))
-	case len(c.Hints) > 3:
-		panic(fmt.Sprintf("labcheck: check %s has %d hints, at most 3", c.ID, len(c.Hints)))
-	}
-	if _, dup := registry[c.ID]; dup {
-		panic(fmt.Sprintf("labcheck: check %s registered twice", c.ID))
-	}
-	c.order = len(registry)
-	registry[c.ID] = c
-}
-
-// Checks returns the registered checks of a chapter (0 means every
-// chapter), in chapter order and then in the order they were registered.
-func Checks(chapter int) []Check {
-	mu.Lock()
-	defer mu.Unlock()
-	var out []Check
-	for _, c := range registry {
-		if chapter == 0 || c.Chapter == chapter {
-			out = append(out, c)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Chapter != out[j].Chapter {
-			return out[i].Chapter < out[j].Chapter
-		}
-		return out[i].order < out[j].order
-	})
-	return out
-}
-
-// Lookup returns the check with the given ID.
-func Lookup(id string) (Check, bool) {
-	mu.Lock()
-	defer mu.Unlock()
-	c, ok := registry[id]
-	return c, ok
 }

@@ -12,10 +12,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
-	_ "github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
-	_ "github.com/opslab/opslab/chapters/02-taints/taintcheck"
-	_ "github.com/opslab/opslab/chapters/03-apf/apfcheck"
-	_ "github.com/opslab/opslab/chapters/04-node-shutdown/shutdowncheck"
+	"github.com/opslab/opslab/chapters"
 	"github.com/opslab/opslab/labcheck"
 )
 
@@ -50,7 +47,7 @@ func TestLabChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fs []features.Feature
-	for _, c := range labcheck.Checks(0) {
+	for _, c := range chapters.Course.Checks(0) {
 		fs = append(fs, features.New(c.ID).
 			WithLabel("chapter", strconv.Itoa(c.Chapter)).
 			WithLabel("check", c.ID).

@@ -85,7 +85,7 @@ func ParseRoster(name string, r io.Reader) ([]Student, error) {
 
 // GradeOptions says what to grade and how.
 type GradeOptions struct {
-	Chapters []int
+	Chapters []Chapter
 	Parallel int           // students graded at once; at least 1
 	Timeout  time.Duration // per check
 	Connect  time.Duration // to reach a cluster
@@ -124,7 +124,7 @@ func GradeOne(ctx context.Context, s Student, opts GradeOptions) *Report {
 	start := opts.Now()
 	var checks []Check
 	for _, ch := range opts.Chapters {
-		checks = append(checks, Checks(ch)...)
+		checks = append(checks, ch.Checks...)
 	}
 	fail := func(id Identity, err error) *Report {
 		r := NewReport(s.Name, id, start, opts.Chapters, nil, opts.Now().Sub(start))
@@ -319,7 +319,7 @@ func WriteSummary(w io.Writer, reports []*Report) {
 	chapters := reports[0].Chapters
 	fmt.Fprintf(w, "%-16s", "student")
 	for _, ch := range chapters {
-		fmt.Fprintf(w, " %9s", fmt.Sprintf("ch%d", ch))
+		fmt.Fprintf(w, " %9s", fmt.Sprintf("ch%d", ch.Number))
 	}
 	fmt.Fprintf(w, " %9s\n", "total")
 	for _, r := range reports {
@@ -329,7 +329,7 @@ func WriteSummary(w io.Writer, reports []*Report) {
 			continue
 		}
 		for _, ch := range chapters {
-			got, max := r.ChapterScore(ch)
+			got, max := r.ChapterScore(ch.Number)
 			fmt.Fprintf(w, " %9s", fmt.Sprintf("%d/%d", got, max))
 		}
 		fmt.Fprintf(w, " %9s\n", fmt.Sprintf("%d/%d", r.Score, r.MaxScore))
@@ -367,13 +367,13 @@ func writeSummaryCSV(w io.Writer, reports []*Report) {
 	}
 	fmt.Fprint(w, "student")
 	for _, ch := range reports[0].Chapters {
-		fmt.Fprintf(w, ",chapter_%d,chapter_%d_max", ch, ch)
+		fmt.Fprintf(w, ",chapter_%d,chapter_%d_max", ch.Number, ch.Number)
 	}
 	fmt.Fprintln(w, ",total,max,error,digest")
 	for _, r := range reports {
 		fmt.Fprint(w, r.Student)
 		for _, ch := range r.Chapters {
-			got, max := r.ChapterScore(ch)
+			got, max := r.ChapterScore(ch.Number)
 			fmt.Fprintf(w, ",%d,%d", got, max)
 		}
 		fmt.Fprintf(w, ",%d,%d,%q,%s\n", r.Score, r.MaxScore, r.Error, r.Digest)

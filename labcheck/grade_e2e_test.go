@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/opslab/opslab/chapters"
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
@@ -125,7 +126,7 @@ func contains(list []string, s string) bool {
 func grade(t testing.TB, students ...labcheck.Student) []*labcheck.Report {
 	t.Helper()
 	return labcheck.Grade(context.Background(), students, labcheck.GradeOptions{
-		Chapters: []int{1, 2, 3, 4}, Parallel: len(students), Timeout: 20 * time.Second, Connect: 5 * time.Second,
+		Chapters: chapters.Course.Chapters(), Parallel: len(students), Timeout: 20 * time.Second, Connect: 5 * time.Second,
 	})
 }
 
@@ -281,10 +282,11 @@ func BenchmarkChapter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for ch := 1; ch <= len(labcheck.Chapters); ch++ {
+	for _, chapter := range chapters.Course.Chapters() {
+		ch := chapter.Number
 		b.Run(fmt.Sprintf("%d", ch), func(b *testing.B) {
 			for b.Loop() {
-				for _, o := range labcheck.Run(context.Background(), c, labcheck.Checks(ch), 20*time.Second) {
+				for _, o := range labcheck.Run(context.Background(), c, chapter.Checks, 20*time.Second) {
 					if !o.Passed() {
 						b.Fatalf("%s did not pass: %v %s", o.Check.ID, o.Err, o.Result.Message)
 					}

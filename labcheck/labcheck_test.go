@@ -77,7 +77,7 @@ func sampleReport() *Report {
 		{Check: checks[2], Err: errors.New("timed out after 20s")},
 	}
 	return NewReport("alice", Identity{Server: "https://127.0.0.1:6443", Version: "v1.36.3", KubeSystemUID: "uid-1"},
-		time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), []int{1, 2}, outcomes, 2*time.Second)
+		time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), []Chapter{{Number: 1, Title: "One"}, {Number: 2, Title: "Two"}}, outcomes, 2*time.Second)
 }
 
 func TestReportScores(t *testing.T) {

@@ -19,12 +19,12 @@ type Report struct {
 	Cluster  Identity  `json:"cluster"`
 	// Evidence says what the checks judged from: the API server and its
 	// audit log, or the API server alone and why.
-	Evidence string        `json:"evidence,omitempty"`
-	Chapters []int         `json:"chapters"`
-	Checks   []CheckReport `json:"checks"`
-	Score    int           `json:"score"`
-	MaxScore int           `json:"max_score"`
-	Seconds  float64       `json:"seconds"`
+	Evidence string          `json:"evidence,omitempty"`
+	Chapters []ReportChapter `json:"chapters"`
+	Checks   []CheckReport   `json:"checks"`
+	Score    int             `json:"score"`
+	MaxScore int             `json:"max_score"`
+	Seconds  float64         `json:"seconds"`
 	// Error is set when the cluster could not be graded at all (it is
 	// unreachable, or the grader lacks a permission); Checks is then empty.
 	Error string `json:"error,omitempty"`
@@ -39,6 +39,12 @@ type Identity struct {
 	Server        string `json:"server"`
 	Version       string `json:"version,omitempty"`
 	KubeSystemUID string `json:"kube_system_uid,omitempty"`
+}
+
+// A ReportChapter names a chapter a report covers.
+type ReportChapter struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
 }
 
 // A CheckReport is one check's outcome in a Report.
@@ -64,8 +70,11 @@ const (
 )
 
 // NewReport builds a student's report from the outcomes of a run.
-func NewReport(student string, id Identity, at time.Time, chapters []int, outcomes []Outcome, took time.Duration) *Report {
-	r := &Report{Student: student, GradedAt: at.UTC().Truncate(time.Second), Cluster: id, Chapters: chapters, Seconds: round(took.Seconds())}
+func NewReport(student string, id Identity, at time.Time, chapters []Chapter, outcomes []Outcome, took time.Duration) *Report {
+	r := &Report{Student: student, GradedAt: at.UTC().Truncate(time.Second), Cluster: id, Seconds: round(took.Seconds())}
+	for _, ch := range chapters {
+		r.Chapters = append(r.Chapters, ReportChapter{Number: ch.Number, Title: ch.Title})
+	}
 	n := map[int]int{}
 	for _, o := range outcomes {
 		n[o.Check.Chapter]++

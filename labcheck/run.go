@@ -14,14 +14,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// Chapters names the course's chapters, for reports.
-var Chapters = map[int]string{
-	1: "PodDisruptionBudget: a floor declared by the application",
-	2: "Taints and tolerations: the 300 seconds nobody wrote",
-	3: "API Priority and Fairness: seats, queues and the 429",
-	4: "Node shutdown: the planned and the unplanned end of a node",
-}
-
 // An Outcome is the result of running one check.
 type Outcome struct {
 	Check    Check

@@ -8,6 +8,9 @@
 // See package github.com/opslab/opslab/labcheck/cli for the details.
 package main
 
-import "github.com/opslab/opslab/labcheck/cli"
+import (
+	"github.com/opslab/opslab/chapters"
+	"github.com/opslab/opslab/labcheck/cli"
+)
 
-func main() { cli.Main() }
+func main() { cli.Main(chapters.Course) }

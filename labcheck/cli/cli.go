@@ -50,10 +50,11 @@ import (
 	"github.com/opslab/opslab/labcheck/audit"
 )
 
-// Main runs labcheck with the process's arguments and exits.
-func Main() {
+// Main runs labcheck on the course's chapters with the process's arguments
+// and exits.
+func Main(course *labcheck.Course) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := Run(ctx, course, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -74,21 +75,22 @@ type options struct {
 	expect     string
 }
 
-// Run runs labcheck with args and returns its exit status.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Run runs labcheck on the course's chapters with args and returns its exit
+// status.
+func Run(ctx context.Context, course *labcheck.Course, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "list":
-			return list(args[1:], stdout, stderr)
+			return list(course, args[1:], stdout, stderr)
 		case "hint":
-			return hint(args[1:], stdout, stderr)
+			return hint(course, args[1:], stdout, stderr)
 		case "grade":
-			return grade(ctx, args[1:], stdout, stderr)
+			return grade(ctx, course, args[1:], stdout, stderr)
 		case "verify":
 			return verify(args[1:], stdout, stderr)
 		}
 	}
-	opts, err := parse(args, stderr)
+	opts, err := parse(course, args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -98,7 +100,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	checks := labcheck.Checks(opts.chapter)
+	checks := course.Checks(opts.chapter)
 	if len(checks) == 0 {
 		if opts.chapter == 0 {
 			fmt.Fprintln(stderr, "labcheck: no checks are registered; this labcheck was built without the chapters")
@@ -134,7 +136,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "json":
 		writeJSON(stdout, cluster.EvidenceSource(), outcomes)
 	default:
-		writeText(stdout, cluster.EvidenceSource(), outcomes)
+		writeText(stdout, course, cluster.EvidenceSource(), outcomes)
 	}
 	if opts.expect != "" {
 		return expectExit(stderr, outcomes, opts.expect == "pass")
@@ -164,11 +166,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func parse(args []string, stderr io.Writer) (options, error) {
+func parse(course *labcheck.Course, args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("labcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	chapter := fs.String("chapter", "all", "the chapter to check: 1 to 4, or all")
+	chapter := fs.String("chapter", "all", "the chapter to check: "+course.Span()+", or all")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context (default: the current context)")
 	fs.StringVar(&o.auditLog, "audit-log", "", "the API server's audit log (default: the kwokctl cluster's own, when it is on this machine)")
@@ -188,7 +190,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unknown command %q; use list, hint, grade or verify, or flags only to check your lab (labcheck -h)", fs.Arg(0))
 	}
-	n, err := chapterArg(*chapter)
+	n, err := chapterArg(course, *chapter)
 	if err != nil {
 		return o, err
 	}
@@ -205,13 +207,13 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
-func writeText(w io.Writer, source string, outcomes []labcheck.Outcome) {
+func writeText(w io.Writer, course *labcheck.Course, source string, outcomes []labcheck.Outcome) {
 	fmt.Fprintf(w, "Evidence: %s\n", source)
 	chapter, got, max := 0, 0, 0
 	for _, o := range outcomes {
 		if o.Check.Chapter != chapter {
 			chapter = o.Check.Chapter
-			fmt.Fprintf(w, "Chapter %d: %s\n", chapter, labcheck.Chapters[chapter])
+			fmt.Fprintf(w, "Chapter %d: %s\n", chapter, course.Title(chapter))
 		}
 		mark := "✓"
 		if !o.Passed() {

@@ -12,11 +12,12 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/opslab/opslab/chapters"
 	"github.com/opslab/opslab/labcheck"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"labcheck": Main})
+	testscript.Main(m, map[string]func(){"labcheck": func() { Main(chapters.Course) }})
 }
 
 // TestScript runs the transcripts in testdata: what labcheck says to bad
@@ -53,7 +54,7 @@ func TestNothingSeenScoresNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr strings.Builder
-	code := Run(context.Background(), []string{"--chapter", "1", "--kubeconfig", kubeconfig, "--timeout", "1ns"}, &stdout, &stderr)
+	code := Run(context.Background(), chapters.Course, []string{"--chapter", "1", "--kubeconfig", kubeconfig, "--timeout", "1ns"}, &stdout, &stderr)
 	if code != 2 {
 		t.Errorf("labcheck --timeout 1ns exited %d, want 2 (nothing could be checked)\nstderr: %s", code, stderr.String())
 	}
@@ -70,7 +71,7 @@ func TestFailureSaysHowToGetTheNextHint(t *testing.T) {
 	single := labcheck.Check{Chapter: 1, ID: "single", Title: "t", Points: 1, Hints: []string{"only"}}
 	own := labcheck.Check{Chapter: 1, ID: "own", Title: "t", Points: 1, Hints: []string{"staged one"}}
 	var out strings.Builder
-	writeText(&out, "the API server alone", []labcheck.Outcome{
+	writeText(&out, chapters.Course, "the API server alone", []labcheck.Outcome{
 		{Check: staged, Result: labcheck.Failf("no")},
 		{Check: single, Result: labcheck.Failf("no")},
 		{Check: own, Result: labcheck.Result{Message: "no", Hint: "this failure's own"}},

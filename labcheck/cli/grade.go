@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -19,23 +18,23 @@ import (
 
 // list prints every check with its chapter, points, the claim it proves and
 // what it reads. It runs nothing.
-func list(args []string, stdout, stderr io.Writer) int {
+func list(course *labcheck.Course, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("labcheck list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	chapter := fs.String("chapter", "all", "the chapter to list: 1 to 4, or all")
+	chapter := fs.String("chapter", "all", "the chapter to list: "+course.Span()+", or all")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	n, err := chapterArg(*chapter)
+	n, err := chapterArg(course, *chapter)
 	if err != nil {
 		fmt.Fprintf(stderr, "labcheck: %v\n", err)
 		return 2
 	}
 	last := 0
-	for _, c := range labcheck.Checks(n) {
+	for _, c := range course.Checks(n) {
 		if c.Chapter != last {
 			last = c.Chapter
-			fmt.Fprintf(stdout, "Chapter %d: %s\n", last, labcheck.Chapters[last])
+			fmt.Fprintf(stdout, "Chapter %d: %s\n", last, course.Title(last))
 		}
 		fmt.Fprintf(stdout, "  %s (%d points, %d hints)\n    %s\n    claim: %s\n    reads: %s\n", c.ID, c.Points, len(c.Hints), c.Title, c.Claim, c.Reads)
 	}
@@ -45,7 +44,7 @@ func list(args []string, stdout, stderr io.Writer) int {
 // hint prints the next hint of a check: each call gives one more, up to the
 // check's last. It remembers how many were given in the user's cache
 // directory ($OPSLAB_HINTS_FILE overrides the file).
-func hint(args []string, stdout, stderr io.Writer) int {
+func hint(course *labcheck.Course, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("labcheck hint", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	reset := fs.Bool("reset", false, "forget the hints given for CHECK and start again")
@@ -58,7 +57,7 @@ func hint(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	id := fs.Arg(0)
-	c, ok := labcheck.Lookup(id)
+	c, ok := course.Lookup(id)
 	if !ok {
 		fmt.Fprintf(stderr, "labcheck: no check %q; labcheck list shows the checks\n", id)
 		return 2
@@ -98,11 +97,11 @@ func hint(args []string, stdout, stderr io.Writer) int {
 }
 
 // grade grades a class: every student of a roster, in every format asked.
-func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func grade(ctx context.Context, course *labcheck.Course, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("labcheck grade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	roster := fs.String("roster", "", "the roster: one line per student, NAME KUBECONFIG [CONTEXT [AUDIT-LOG]]")
-	chapter := fs.String("chapter", "all", "the chapter to grade: 1 to 4, or all")
+	chapter := fs.String("chapter", "all", "the chapter to grade: "+course.Span()+", or all")
 	parallel := fs.Int("parallel", 4, "how many students to grade at once")
 	formats := fs.String("format", "text", "comma-separated formats: "+strings.Join(labcheck.Formats, ", "))
 	out := fs.String("out", "", "write each student's reports and the class summary into this directory")
@@ -122,7 +121,7 @@ func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *roster == "" {
 		return fail("grade needs --roster FILE (one line per student: NAME KUBECONFIG [CONTEXT [AUDIT-LOG]])")
 	}
-	n, err := chapterArg(*chapter)
+	n, err := chapterArg(course, *chapter)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -151,13 +150,10 @@ func grade(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	chapters := []int{n}
-	if n == 0 {
-		chapters = nil
-		for ch := range labcheck.Chapters {
-			chapters = append(chapters, ch)
-		}
-		sort.Ints(chapters)
+	chapters := course.Chapters()
+	if n != 0 {
+		ch, _ := course.Chapter(n)
+		chapters = []labcheck.Chapter{ch}
 	}
 	reports := labcheck.Grade(ctx, students, labcheck.GradeOptions{
 		Chapters: chapters, Parallel: *parallel, Timeout: *timeout, Connect: 5 * time.Second,
@@ -253,13 +249,13 @@ func readKey(file string) ([]byte, error) {
 	return key, nil
 }
 
-func chapterArg(s string) (int, error) {
+func chapterArg(course *labcheck.Course, s string) (int, error) {
 	if s == "all" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || labcheck.Chapters[n] == "" {
-		return 0, fmt.Errorf("--chapter %q is not a chapter; use 1 to %d, or all", s, len(labcheck.Chapters))
+	if _, ok := course.Chapter(n); err != nil || !ok {
+		return 0, fmt.Errorf("--chapter %q is not a chapter; use %s, or all", s, course.Span())
 	}
 	return n, nil
 }

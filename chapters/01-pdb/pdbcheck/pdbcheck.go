@@ -17,7 +17,7 @@
 // See https://kubernetes.io/docs/concepts/workloads/pods/disruptions/ and
 // https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/.
 //
-// Importing the package registers the checks with labcheck.
+// The course's list of chapters (package chapters) hands Checks to labcheck.
 package pdbcheck
 
 import (
@@ -48,12 +48,6 @@ const (
 	poolLabel   = "opslab.dev/pool"
 )
 
-func init() {
-	for _, c := range Checks() {
-		labcheck.Register(c)
-	}
-}
-
 // Checks returns chapter 1's checks, in the order a learner meets them.
 // Each judges the final state first, then the drain of pdb-3 that led to
 // it (see story): from the API server's audit log where there is one,
@@ -61,11 +55,10 @@ func init() {
 func Checks() []labcheck.Check {
 	return []labcheck.Check{
 		{
-			Chapter: 1,
-			ID:      "pdb-budget-protects-web",
-			Title:   "one budget protects web with a floor of at least 2, and it stood unchanged through the drain of pdb-3",
-			Points:  2,
-			Claim:   "the application declares one floor; the disruption controller turns it into desiredHealthy, and a drain keeps to it only while the budget is there",
+			ID:     "pdb-budget-protects-web",
+			Title:  "one budget protects web with a floor of at least 2, and it stood unchanged through the drain of pdb-3",
+			Points: 2,
+			Claim:  "the application declares one floor; the disruption controller turns it into desiredHealthy, and a drain keeps to it only while the budget is there",
 			Reads: "the status the disruption controller wrote for the budget of pdb-lab that selects the web pods; its creationTimestamp against the first web pod to leave pdb-3; " +
 				"from the audit log, every create, change and delete of pdb-lab's budgets (without the log: the budget's managedFields)",
 			Hints: []string{
@@ -76,11 +69,10 @@ func Checks() []labcheck.Check {
 			Run: budgetProtectsWeb,
 		},
 		{
-			Chapter: 1,
-			ID:      "pdb-eviction-allowed",
-			Title:   "the budget made the drain wait: evictions refused at the floor went through once there was room, and one is allowed now",
-			Points:  3,
-			Claim:   "only Ready pods count: at the floor an eviction is refused until a replacement is Ready, and with one pod above the floor it is allowed",
+			ID:     "pdb-eviction-allowed",
+			Title:  "the budget made the drain wait: evictions refused at the floor went through once there was room, and one is allowed now",
+			Points: 3,
+			Claim:  "only Ready pods count: at the floor an eviction is refused until a replacement is Ready, and with one pod above the floor it is allowed",
 			Reads: "from the audit log, your evictions of web pods since pdb-3 was cordoned, the 429s among them, and which refused pods were evicted later; " +
 				"the eviction subresource's answer to a dry-run eviction (dryRun=All) of every web pod now",
 			Hints: []string{
@@ -91,11 +83,10 @@ func Checks() []labcheck.Check {
 			Run: evictionAllowed,
 		},
 		{
-			Chapter: 1,
-			ID:      "pdb-node-drained",
-			Title:   "pdb-3 is cordoned and empty, and its web pods left through the eviction API",
-			Points:  3,
-			Claim:   "a drain asks the eviction API, which weighs each removal against the budget; a delete or a scale-down asks nobody",
+			ID:     "pdb-node-drained",
+			Title:  "pdb-3 is cordoned and empty, and its web pods left through the eviction API",
+			Points: 3,
+			Claim:  "a drain asks the eviction API, which weighs each removal against the budget; a delete or a scale-down asks nobody",
 			Reads: "node pdb-3's spec.unschedulable and the pods bound to it in every namespace; " +
 				"from the audit log, the request that removed each web pod since pdb-3 was cordoned (an eviction, a delete, a scale-down) and who made it",
 			Hints: []string{
@@ -106,11 +97,10 @@ func Checks() []labcheck.Check {
 			Run: nodeDrained,
 		},
 		{
-			Chapter: 1,
-			ID:      "pdb-web-placed",
-			Title:   "web runs Ready on the other nodes of its pool, one pod above its floor, and never fell below the floor during the drain",
-			Points:  2,
-			Claim:   "availability comes from replicas and spreading; the budget keeps a drain from taking web below its floor, one replacement at a time",
+			ID:     "pdb-web-placed",
+			Title:  "web runs Ready on the other nodes of its pool, one pod above its floor, and never fell below the floor during the drain",
+			Points: 2,
+			Claim:  "availability comes from replicas and spreading; the budget keeps a drain from taking web below its floor, one replacement at a time",
 			Reads: "the web pods' nodes and Ready condition, and the budget's desiredHealthy; from the audit log, when each web pod left and who created the pods since pdb-3 was cordoned, " +
 				"with the Ready times of the replacements, to count the Ready pods after each removal (without the log: the pods' creation and Ready times)",
 			Hints: []string{

@@ -48,76 +48,82 @@ const (
 	evictReason = "TaintManagerEviction"
 )
 
-func init() {
-	labcheck.Register(labcheck.Check{
-		Chapter: 2, ID: "taints-control-defaults", Points: 1,
-		Title: "the untouched control pod carries the tolerations admission added",
-		Claim: "admission adds not-ready and unreachable NoExecute tolerations of 300 s to every pod that lacks them",
-		Reads: "pod taints-lab/control: its node, its tolerations, and which fields each client sent (managedFields); the audit log: its creation and any later change by a person",
-		Hints: []string{
-			"Apply the lab's namespace, wait for its default service account, then the pods: the three commands are at the top of the lab's steps.",
-			"The control pod must run on taints-1 as pods.yaml writes it, with no toleration of its own, and be left alone: the check reads which client sent which field.",
+// Checks returns the chapter's checks, in the order a learner meets them:
+// the lab's steps, then the timetable the learner wrote.
+func Checks() []labcheck.Check { return append(labChecks(), timetableChecks()...) }
+
+func labChecks() []labcheck.Check {
+	return []labcheck.Check{
+		{
+			ID: "taints-control-defaults", Points: 1,
+			Title: "the untouched control pod carries the tolerations admission added",
+			Claim: "admission adds not-ready and unreachable NoExecute tolerations of 300 s to every pod that lacks them",
+			Reads: "pod taints-lab/control: its node, its tolerations, and which fields each client sent (managedFields); the audit log: its creation and any later change by a person",
+			Hints: []string{
+				"Apply the lab's namespace, wait for its default service account, then the pods: the three commands are at the top of the lab's steps.",
+				"The control pod must run on taints-1 as pods.yaml writes it, with no toleration of its own, and be left alone: the check reads which client sent which field.",
+			},
+			Run: checkControl,
 		},
-		Run: checkControl,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 2, ID: "taints-noschedule-evicted-nothing", Points: 1,
-		Title: "a NoSchedule taint on taints-2 removed none of its running pods",
-		Claim: "NoSchedule only stops new placements; running pods stay",
-		Reads: "node taints-2's taints; the pods of taints-lab on taints-2 and who bound each (the audit log's bindings, or without it the scheduler's Scheduled events and who wrote spec.nodeName)",
-		Hints: []string{
-			"Put a NoSchedule taint on taints-2: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoSchedule",
-			"The twins tolerate opslab.dev/maintenance only for NoExecute, so the NoSchedule taint is not tolerated: watch them keep running.",
-			"The pods must be placed by the scheduler before the taint (pods.yaml's nodeSelector), not created with spec.nodeName.",
+		{
+			ID: "taints-noschedule-evicted-nothing", Points: 1,
+			Title: "a NoSchedule taint on taints-2 removed none of its running pods",
+			Claim: "NoSchedule only stops new placements; running pods stay",
+			Reads: "node taints-2's taints; the pods of taints-lab on taints-2 and who bound each (the audit log's bindings, or without it the scheduler's Scheduled events and who wrote spec.nodeName)",
+			Hints: []string{
+				"Put a NoSchedule taint on taints-2: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoSchedule",
+				"The twins tolerate opslab.dev/maintenance only for NoExecute, so the NoSchedule taint is not tolerated: watch them keep running.",
+				"The pods must be placed by the scheduler before the taint (pods.yaml's nodeSelector), not created with spec.nodeName.",
+			},
+			Run: checkNoSchedule,
 		},
-		Run: checkNoSchedule,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 2, ID: "taints-noexecute-removed-one-twin", Points: 1,
-		Title: "a NoExecute taint on taints-2 removed twin-0s and kept twin-forever",
-		Claim: "tolerationSeconds 0 means at once; no tolerationSeconds means never",
-		Reads: "node taints-2's NoExecute taint; pod twin-forever; the audit log: who deleted twin-0s and how long after the last change to taints-2, and who bound the twins (without it, the taint eviction controller's and the scheduler's events and the times the server recorded)",
-		Hints: []string{
-			"Add the NoExecute twin of the taint: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoExecute",
-			"Do not delete the pods yourself: the check looks for the taint eviction controller's own deletion.",
+		{
+			ID: "taints-noexecute-removed-one-twin", Points: 1,
+			Title: "a NoExecute taint on taints-2 removed twin-0s and kept twin-forever",
+			Claim: "tolerationSeconds 0 means at once; no tolerationSeconds means never",
+			Reads: "node taints-2's NoExecute taint; pod twin-forever; the audit log: who deleted twin-0s and how long after the last change to taints-2, and who bound the twins (without it, the taint eviction controller's and the scheduler's events and the times the server recorded)",
+			Hints: []string{
+				"Add the NoExecute twin of the taint: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoExecute",
+				"Do not delete the pods yourself: the check looks for the taint eviction controller's own deletion.",
+			},
+			Run: checkTwins,
 		},
-		Run: checkTwins,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 2, ID: "taints-link-20s-evicted", Points: 2,
-		Title: "the link-down taint removed link-20s, by the controller, 20 s after it",
-		Claim: "with tolerationSeconds 20 a pod leaves 20 s after the taint eviction controller sees the NoExecute taint",
-		Reads: "node taints-3's opslab.dev/link-down taint; the audit log: who bound and who deleted link-20s, and how long after the last change to taints-3 (without it, the controller's and the scheduler's events and the times the server recorded for them and for the node's taints)",
-		Hints: []string{
-			"Take the link of taints-3 down: kubectl taint node taints-3 opslab.dev/link-down=switch-4:NoExecute",
-			"Then wait, and change nothing on taints-3 meanwhile: link-20s leaves by itself about 20 s later. A pod you delete yourself does not count.",
-			"To start the experiment again: remove the taint (kubectl taint node taints-3 opslab.dev/link-down-), re-apply pods.yaml, and taint again.",
+		{
+			ID: "taints-link-20s-evicted", Points: 2,
+			Title: "the link-down taint removed link-20s, by the controller, 20 s after it",
+			Claim: "with tolerationSeconds 20 a pod leaves 20 s after the taint eviction controller sees the NoExecute taint",
+			Reads: "node taints-3's opslab.dev/link-down taint; the audit log: who bound and who deleted link-20s, and how long after the last change to taints-3 (without it, the controller's and the scheduler's events and the times the server recorded for them and for the node's taints)",
+			Hints: []string{
+				"Take the link of taints-3 down: kubectl taint node taints-3 opslab.dev/link-down=switch-4:NoExecute",
+				"Then wait, and change nothing on taints-3 meanwhile: link-20s leaves by itself about 20 s later. A pod you delete yourself does not count.",
+				"To start the experiment again: remove the taint (kubectl taint node taints-3 opslab.dev/link-down-), re-apply pods.yaml, and taint again.",
+			},
+			Run: checkLink20,
 		},
-		Run: checkLink20,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 2, ID: "taints-link-3600s-stays", Points: 1,
-		Title: "link-3600s still runs on taints-3 under the link-down taint",
-		Claim: "a pod that tolerates a NoExecute taint for 3600 s stays until then",
-		Reads: "node taints-3's opslab.dev/link-down taint and when it last changed; pod link-3600s and who bound it",
-		Hints: []string{
-			"The link-down taint must be on taints-3 (see the previous check) and link-3600s, placed there by the scheduler, must still run there.",
-			"It shows something once it has outlasted link-20s: check again when link-20s has gone.",
+		{
+			ID: "taints-link-3600s-stays", Points: 1,
+			Title: "link-3600s still runs on taints-3 under the link-down taint",
+			Claim: "a pod that tolerates a NoExecute taint for 3600 s stays until then",
+			Reads: "node taints-3's opslab.dev/link-down taint and when it last changed; pod link-3600s and who bound it",
+			Hints: []string{
+				"The link-down taint must be on taints-3 (see the previous check) and link-3600s, placed there by the scheduler, must still run there.",
+				"It shows something once it has outlasted link-20s: check again when link-20s has gone.",
+			},
+			Run: checkLink3600,
 		},
-		Run: checkLink3600,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 2, ID: "taints-db-value-and-reason", Points: 2,
-		Title: "the stateful workload db runs with its own tolerationSeconds and says why",
-		Claim: "stateful workloads choose a longer value than the 300 s default, and the choice is written down",
-		Reads: "StatefulSet taints-lab/db: its template's tolerations, its annotation " + ReasonKey + " and rollout; pod db-0: its owner, revision and tolerations, and who made and changed it (the audit log, or its managedFields)",
-		Hints: []string{
-			"db is the StatefulSet of chapters/02-taints/lab/db.yaml: give its pod template not-ready and unreachable NoExecute tolerations with tolerationSeconds above 300, then wait for db-0 to be made again: kubectl -n taints-lab rollout status statefulset/db",
-			"Write the reason on the StatefulSet, with the value it explains: kubectl -n taints-lab annotate --overwrite statefulset db opslab.dev/toleration-reason='what a move costs db, or what the wait rides out; so it waits N s'",
-			"chapters/02-taints/lab/db-patch.yaml is one answer: kubectl -n taints-lab patch statefulset db --patch-file chapters/02-taints/lab/db-patch.yaml",
+		{
+			ID: "taints-db-value-and-reason", Points: 2,
+			Title: "the stateful workload db runs with its own tolerationSeconds and says why",
+			Claim: "stateful workloads choose a longer value than the 300 s default, and the choice is written down",
+			Reads: "StatefulSet taints-lab/db: its template's tolerations, its annotation " + ReasonKey + " and rollout; pod db-0: its owner, revision and tolerations, and who made and changed it (the audit log, or its managedFields)",
+			Hints: []string{
+				"db is the StatefulSet of chapters/02-taints/lab/db.yaml: give its pod template not-ready and unreachable NoExecute tolerations with tolerationSeconds above 300, then wait for db-0 to be made again: kubectl -n taints-lab rollout status statefulset/db",
+				"Write the reason on the StatefulSet, with the value it explains: kubectl -n taints-lab annotate --overwrite statefulset db opslab.dev/toleration-reason='what a move costs db, or what the wait rides out; so it waits N s'",
+				"chapters/02-taints/lab/db-patch.yaml is one answer: kubectl -n taints-lab patch statefulset db --patch-file chapters/02-taints/lab/db-patch.yaml",
+			},
+			Run: checkDB,
 		},
-		Run: checkDB,
-	})
+	}
 }
 
 // readLab reads when the lab began and the audit log since then. found is

@@ -19,19 +19,21 @@ import (
 // optional "node", and "out", one "POD LEAVES" line per pod.
 const MyTimetable = "my-timetable"
 
-func init() {
-	labcheck.Register(labcheck.Check{
-		Chapter: 2, ID: "taints-my-timetable", Points: 2,
-		Title: "your own timetable agrees with the chapter's",
-		Claim: "the rule of the taint eviction controller fits in a small program: first matching toleration, then its seconds",
-		Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out); the pods of taints-lab, their tolerations, and who placed them (the audit log's bindings, or without it who wrote spec.nodeName)",
-		Hints: []string{
-			"Write a program that lists the pods of taints-lab and prints, for a NoExecute taint, one line per pod on a node: POD now, POD after Ns or POD never, soonest first, ties by name.",
-			"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute)",
-			"Pods change as the lab goes on: run your program again and replace the ConfigMap: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute) --dry-run=client -o yaml | kubectl replace -f -",
+func timetableChecks() []labcheck.Check {
+	return []labcheck.Check{
+		{
+			ID: "taints-my-timetable", Points: 2,
+			Title: "your own timetable agrees with the chapter's",
+			Claim: "the rule of the taint eviction controller fits in a small program: first matching toleration, then its seconds",
+			Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out); the pods of taints-lab, their tolerations, and who placed them (the audit log's bindings, or without it who wrote spec.nodeName)",
+			Hints: []string{
+				"Write a program that lists the pods of taints-lab and prints, for a NoExecute taint, one line per pod on a node: POD now, POD after Ns or POD never, soonest first, ties by name.",
+				"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute)",
+				"Pods change as the lab goes on: run your program again and replace the ConfigMap: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute) --dry-run=client -o yaml | kubectl replace -f -",
+			},
+			Run: checkMyTimetable,
 		},
-		Run: checkMyTimetable,
-	})
+	}
 }
 
 // TimetableLines writes a timetable as the lab's exercise asks: one

@@ -38,55 +38,58 @@ const (
 	OutOfService = "node.kubernetes.io/out-of-service"
 )
 
-func init() {
-	labcheck.Register(labcheck.Check{
-		Chapter: 4, ID: "shutdown-db-moved", Points: 2,
-		Title: "db-0 runs again, on a healthy node",
-		Claim: "a StatefulSet pod stuck Terminating on a dead node comes back elsewhere once the node is marked out of service",
-		Reads: "the shutdown pool's nodes (Ready condition, the node lifecycle controller's not-ready taint), pod shutdown-lab/db-0, and in the audit log each db-0's creation, binding by the scheduler and deletes",
-		Hints: []string{
-			"Apply chapters/04-node-shutdown/lab/db.yaml, note the node db-0 runs on, and power that node off with lab/scripts/power.sh off NODE.",
-			"db-0 goes Terminating and stays so: nothing on a node without power can finish its deletion. Confirm the node is off (kubectl get node NODE).",
-			"kubectl taint node NODE node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, then watch kubectl -n shutdown-lab get pods -o wide.",
+// Checks returns the chapter's checks, in the order a learner meets them.
+func Checks() []labcheck.Check {
+	return []labcheck.Check{
+		{
+			ID: "shutdown-db-moved", Points: 2,
+			Title: "db-0 runs again, on a healthy node",
+			Claim: "a StatefulSet pod stuck Terminating on a dead node comes back elsewhere once the node is marked out of service",
+			Reads: "the shutdown pool's nodes (Ready condition, the node lifecycle controller's not-ready taint), pod shutdown-lab/db-0, and in the audit log each db-0's creation, binding by the scheduler and deletes",
+			Hints: []string{
+				"Apply chapters/04-node-shutdown/lab/db.yaml, note the node db-0 runs on, and power that node off with lab/scripts/power.sh off NODE.",
+				"db-0 goes Terminating and stays so: nothing on a node without power can finish its deletion. Confirm the node is off (kubectl get node NODE).",
+				"kubectl taint node NODE node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, then watch kubectl -n shutdown-lab get pods -o wide.",
+			},
+			Run: checkMoved,
 		},
-		Run: checkMoved,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 4, ID: "shutdown-taint-after-off", Points: 2,
-		Title: "the out-of-service taint went on a node that was already off",
-		Claim: "the out-of-service taint is added only once the node is truly off",
-		Reads: "the powered-off node's Ready condition and the node lifecycle controller's taint and writes; in the audit log the learner's write of the taint and when db-0 was marked for deletion (without the log: the taints' managedFields and the taint eviction controller's event)",
-		Hints: []string{
-			"The taint tells Kubernetes the node will not come back on its own: add it only once the node is NotReady and db-0 is stuck Terminating on it.",
-			"kubectl get node NODE shows NotReady once power.sh off has run; kubectl -n shutdown-lab get pods shows db-0 Terminating a few seconds later.",
-			"To try again: chapters/04-node-shutdown/lab/reset.sh, then start again from step 1 (lab/db.yaml).",
+		{
+			ID: "shutdown-taint-after-off", Points: 2,
+			Title: "the out-of-service taint went on a node that was already off",
+			Claim: "the out-of-service taint is added only once the node is truly off",
+			Reads: "the powered-off node's Ready condition and the node lifecycle controller's taint and writes; in the audit log the learner's write of the taint and when db-0 was marked for deletion (without the log: the taints' managedFields and the taint eviction controller's event)",
+			Hints: []string{
+				"The taint tells Kubernetes the node will not come back on its own: add it only once the node is NotReady and db-0 is stuck Terminating on it.",
+				"kubectl get node NODE shows NotReady once power.sh off has run; kubectl -n shutdown-lab get pods shows db-0 Terminating a few seconds later.",
+				"To try again: chapters/04-node-shutdown/lab/reset.sh, then start again from step 1 (lab/db.yaml).",
+			},
+			Run: checkTaint,
 		},
-		Run: checkTaint,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 4, ID: "shutdown-podgc-deleted", Points: 3,
-		Title: "the pod GC, not a hand, removed the old db-0",
-		Claim: "with the node NotReady and tainted out-of-service, the pod GC force-deletes its Terminating pods within one 20 s period",
-		Reads: "the audit log: who sent the delete that removed the db-0 stuck on the powered-off node (the pod GC's own account, not impersonated, from the controller manager), tokens made for that account, Node deletions",
-		Hints: []string{
-			"Do not delete db-0 yourself, not even as the pod GC (--as): kubectl delete --force skips the pod GC's test that the node is really off.",
-			"Add the out-of-service taint and wait up to 20 s: the pod GC runs every 20 s.",
-			"To try again: chapters/04-node-shutdown/lab/reset.sh, then start again from step 1 (lab/db.yaml).",
+		{
+			ID: "shutdown-podgc-deleted", Points: 3,
+			Title: "the pod GC, not a hand, removed the old db-0",
+			Claim: "with the node NotReady and tainted out-of-service, the pod GC force-deletes its Terminating pods within one 20 s period",
+			Reads: "the audit log: who sent the delete that removed the db-0 stuck on the powered-off node (the pod GC's own account, not impersonated, from the controller manager), tokens made for that account, Node deletions",
+			Hints: []string{
+				"Do not delete db-0 yourself, not even as the pod GC (--as): kubectl delete --force skips the pod GC's test that the node is really off.",
+				"Add the out-of-service taint and wait up to 20 s: the pod GC runs every 20 s.",
+				"To try again: chapters/04-node-shutdown/lab/reset.sh, then start again from step 1 (lab/db.yaml).",
+			},
+			Run: checkPodGC,
 		},
-		Run: checkPodGC,
-	})
-	labcheck.Register(labcheck.Check{
-		Chapter: 4, ID: "shutdown-graceful-config", Points: 3,
-		Title: "the graceful-shutdown configuration gives each group its time and fits logind",
-		Claim: "priority-based graceful shutdown, and the logind drop-in that silently defeats it",
-		Reads: "ConfigMap shutdown-lab/kubelet-shutdown, run through the chapter's model (shutdown.Validate, graceful.CheckLogind)",
-		Hints: []string{
-			"Create ConfigMap kubelet-shutdown in shutdown-lab with a key kubelet.yaml holding a KubeletConfiguration with shutdownGracePeriodByPodPriority.",
-			"Regular pods (0) need 20 s, the database (100000) 30 s in a group of its own, system-node-critical pods 10 s: try it with shutdown-plan on a copy of chapters/04-node-shutdown/lab/logind (step 4 gives the commands).",
-			"60 s is more than unattended-upgrades' 30 s: list unattended-upgrades-logind-maxdelay.conf under the key masked.",
+		{
+			ID: "shutdown-graceful-config", Points: 3,
+			Title: "the graceful-shutdown configuration gives each group its time and fits logind",
+			Claim: "priority-based graceful shutdown, and the logind drop-in that silently defeats it",
+			Reads: "ConfigMap shutdown-lab/kubelet-shutdown, run through the chapter's model (shutdown.Validate, graceful.CheckLogind)",
+			Hints: []string{
+				"Create ConfigMap kubelet-shutdown in shutdown-lab with a key kubelet.yaml holding a KubeletConfiguration with shutdownGracePeriodByPodPriority.",
+				"Regular pods (0) need 20 s, the database (100000) 30 s in a group of its own, system-node-critical pods 10 s: try it with shutdown-plan on a copy of chapters/04-node-shutdown/lab/logind (step 4 gives the commands).",
+				"60 s is more than unattended-upgrades' 30 s: list unattended-upgrades-logind-maxdelay.conf under the key masked.",
+			},
+			Run: checkConfig,
 		},
-		Run: checkConfig,
-	})
+	}
 }
 
 func checkMoved(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
