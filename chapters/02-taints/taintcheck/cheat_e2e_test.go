@@ -5,6 +5,7 @@ package taintcheck
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
+	"sigs.k8s.io/e2e-framework/klient/decoder"
 
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
@@ -107,7 +108,7 @@ func TestCheatsFailChapter2(t *testing.T) {
 
 func runCheat(ctx context.Context, t *testing.T, c *labcheck.Cluster, id, want, evidence, reason string) {
 	t.Helper()
-	chk, ok := labcheck.Lookup(id)
+	chk, ok := lookup(id)
 	if !ok {
 		t.Fatalf("no check %s", id)
 	}
@@ -120,6 +121,16 @@ func runCheat(ctx context.Context, t *testing.T, c *labcheck.Cluster, id, want, 
 	if res.Pass || !strings.Contains(res.Message, want) || !strings.Contains(ev, evidence) {
 		t.Errorf("%s = pass %v %q, want a failure with %q and evidence %q (%s)\nevidence:\n  %s", id, res.Pass, res.Message, want, evidence, reason, ev)
 	}
+}
+
+// lookup returns the chapter's check with the given ID.
+func lookup(id string) (labcheck.Check, bool) {
+	for _, c := range Checks() {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return labcheck.Check{}, false
 }
 
 var cheats = []cheat{
@@ -364,17 +375,17 @@ func labPod(name string) *corev1.Pod {
 
 // labPods reads the lab's own pods.yaml.
 func labPods() []*corev1.Pod {
-	b, err := os.ReadFile("../lab/pods.yaml")
+	objs, err := decoder.DecodeAllFiles(context.Background(), os.DirFS("../lab"), "pods.yaml")
 	if err != nil {
 		panic(err)
 	}
 	var out []*corev1.Pod
-	for _, doc := range strings.Split(string(b), "\n---\n") {
-		var p corev1.Pod
-		if err := yaml.Unmarshal([]byte(doc), &p); err != nil {
-			panic(err)
+	for _, o := range objs {
+		p, ok := o.(*corev1.Pod)
+		if !ok {
+			panic(fmt.Sprintf("lab/pods.yaml holds a %T, want only pods", o))
 		}
-		out = append(out, &p)
+		out = append(out, p)
 	}
 	return out
 }
@@ -564,12 +575,8 @@ func (h *hand) timetable(ctx context.Context, t *testing.T, out string) {
 // createDB creates the lab's db.yaml.
 func (h *hand) createDB(ctx context.Context, t *testing.T) {
 	t.Helper()
-	b, err := os.ReadFile("../lab/db.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var sts appsv1.StatefulSet
-	if err := yaml.Unmarshal(b, &sts); err != nil {
+	if err := decoder.DecodeFile(os.DirFS("../lab"), "db.yaml", &sts); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.k.AppsV1().StatefulSets(Namespace).Create(ctx, &sts, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
