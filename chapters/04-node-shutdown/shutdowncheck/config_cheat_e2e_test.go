@@ -10,8 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/opslab/opslab/labcheck"
 )
 
 // The reference answer's kubelet.yaml (lab/kubelet-shutdown.yaml), for the
@@ -49,7 +47,7 @@ func TestCheatsFailGracefulConfig(t *testing.T) {
 		}
 		t.Errorf("namespace %s still there 30 s after the test", Namespace)
 	})
-	chk, _ := labcheck.Lookup("shutdown-graceful-config")
+	chk, _ := lookup("shutdown-graceful-config")
 	tests := []struct {
 		name, reason string
 		data         map[string]string
