@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +24,6 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	apf "github.com/opslab/opslab/chapters/03-apf"
-	"github.com/opslab/opslab/chapters/03-apf/apfctl"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 )
 
@@ -35,6 +37,24 @@ type fixture struct {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// apfctl builds the chapter's command from its package main, runs it with
+// args and returns what it printed, so that the test runs what a learner
+// runs; an exit status other than 0 fails the test with its standard error.
+func apfctl(ctx context.Context, t *testing.T, args ...string) []byte {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "apfctl")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/opslab/opslab/chapters/03-apf/cmd/apfctl").CombinedOutput(); err != nil {
+		t.Fatalf("go build apfctl: %v\n%s", err, out)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("apfctl %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes()
+}
 
 // loadModel reads the cluster's FlowSchemas and priority levels and builds
 // the model's configuration from them.
@@ -71,16 +91,12 @@ func TestClassificationAndSeats(t *testing.T) {
 		}).
 		Assess("apfctl seats, reading the cluster, prints the server's nominal seats", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 			fx := ctx.Value(ctxKey{}).(*fixture)
-			var stdout, stderr bytes.Buffer
-			args := []string{"seats", "--kubeconfig", cfg.KubeconfigFile(), "--context", cfg.KubeContext(), "-o", "json"}
-			if code := apfctl.Run(args, &stdout, &stderr); code != 0 {
-				t.Fatalf("apfctl %v: exit %d: %s", args, code, stderr.String())
-			}
+			out := apfctl(ctx, t, "seats", "--kubeconfig", cfg.KubeconfigFile(), "--context", cfg.KubeContext(), "-o", "json")
 			var rows []struct {
 				Level   string `json:"priorityLevel"`
 				Nominal int    `json:"nominal"`
 			}
-			if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+			if err := json.Unmarshal(out, &rows); err != nil {
 				t.Fatal(err)
 			}
 			server, err := kube.NominalSeats(ctx, fx.client)

@@ -1,4 +1,4 @@
-package apfctl
+package main
 
 import (
 	"os"
@@ -12,7 +12,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"apfctl": Main})
+	testscript.Main(m, map[string]func(){
+		"apfctl": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
 }
 
 // TestScript runs the scenarios in testdata. Each starts with defaults.yaml,
@@ -21,7 +23,7 @@ func TestMain(m *testing.M) {
 // manifests under lab/.
 func TestScript(t *testing.T) {
 	defaults := defaultsYAML(t)
-	labFiles, err := filepath.Glob("../lab/*.yaml")
+	labFiles, err := filepath.Glob("../../lab/*.yaml")
 	if err != nil || len(labFiles) == 0 {
 		t.Fatalf("lab manifests: %v (found %d)", err, len(labFiles))
 	}
