@@ -10,7 +10,7 @@ import (
 	"embed"
 
 	pdb "github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
-	taints "github.com/opslab/opslab/chapters/02-taints/taintcheck"
+	taints "github.com/opslab/opslab/chapters/02-taints/check"
 	apf "github.com/opslab/opslab/chapters/03-apf/apfcheck"
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown/shutdowncheck"
 	"github.com/opslab/opslab/labcheck"

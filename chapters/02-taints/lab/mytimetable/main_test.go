@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/chapters/02-taints/check"
 	"github.com/opslab/opslab/chapters/02-taints/kube"
-	"github.com/opslab/opslab/chapters/02-taints/taintcheck"
 )
 
 // TestReferenceAnswerMatchesModel holds the lab's reference answer to the
@@ -44,7 +44,7 @@ func TestReferenceAnswerMatchesModel(t *testing.T) {
 		}
 		var got strings.Builder
 		print(&got, pods, "", taint)
-		want := taintcheck.TimetableLines(taints.Timetable(model, []taints.Taint{kube.Taint(taint)}))
+		want := check.TimetableLines(taints.Timetable(model, []taints.Taint{kube.Taint(taint)}))
 		if got.String() != want {
 			t.Fatalf("namespace %d under %v: mytimetable printed\n%s\nthe model's timetable is\n%s", n, taint, got.String(), want)
 		}

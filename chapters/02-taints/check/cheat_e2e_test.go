@@ -1,6 +1,6 @@
 //go:build e2e
 
-package taintcheck
+package check
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package taintcheck holds the lab checks of chapter 2 (taints,
+// Package check holds the lab checks of chapter 2 (taints,
 // tolerations and NoExecute). They read what happened in namespace
 // taints-lab on nodes taints-1..3 since the namespace was made, from the
 // API server's audit log when it can be read: who deleted each pod and
@@ -18,8 +18,9 @@
 // cluster; the cheat tests (cheat_e2e_test.go) build on the real cluster
 // the final picture of each check without its behaviour, and see it fail.
 //
-// Importing the package registers its checks with labcheck.
-package taintcheck
+// Checks returns them; the course's list of chapters, package chapters,
+// gives them to labcheck.
+package check
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package taintcheck
+package check
 
 import (
 	"strings"
