@@ -12,7 +12,7 @@ import (
 	pdb "github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
 	taints "github.com/opslab/opslab/chapters/02-taints/check"
 	apf "github.com/opslab/opslab/chapters/03-apf/apfcheck"
-	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown/shutdowncheck"
+	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown/check"
 	"github.com/opslab/opslab/labcheck"
 )
 

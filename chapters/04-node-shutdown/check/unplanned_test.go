@@ -1,4 +1,4 @@
-package shutdowncheck
+package check
 
 import (
 	"fmt"

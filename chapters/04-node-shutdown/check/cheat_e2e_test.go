@@ -1,6 +1,6 @@
 //go:build e2e
 
-package shutdowncheck
+package check
 
 import (
 	"bytes"

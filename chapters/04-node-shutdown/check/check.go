@@ -1,4 +1,4 @@
-// Package shutdowncheck holds the lab checks of chapter 4: where db-0 runs
+// Package check holds the lab checks of chapter 4: where db-0 runs
 // after its node lost power, that the out-of-service taint went on a node that
 // was already off, that the pod garbage collector (not a hand) removed the old
 // pod, and that the learner's graceful-shutdown configuration passes the
@@ -15,7 +15,7 @@
 // cannot, and says how to give it the log.
 //
 // See https://kubernetes.io/docs/concepts/cluster-administration/node-shutdown/#non-graceful-node-shutdown
-package shutdowncheck
+package check
 
 import (
 	"context"
