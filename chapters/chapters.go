@@ -9,7 +9,7 @@ package chapters
 import (
 	"embed"
 
-	pdb "github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
+	pdb "github.com/opslab/opslab/chapters/01-pdb/check"
 	taints "github.com/opslab/opslab/chapters/02-taints/check"
 	apf "github.com/opslab/opslab/chapters/03-apf/apfcheck"
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown/check"

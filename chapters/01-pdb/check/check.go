@@ -1,4 +1,4 @@
-// Package pdbcheck holds the lab checks of chapter 1. They read what the
+// Package check holds the lab checks of chapter 1. They read what the
 // cluster did, not what a learner wrote: the status the disruption
 // controller computed for the budget, the eviction subresource's answer to a
 // dry-run eviction of each web pod, where the pods run and whether the
@@ -18,7 +18,7 @@
 // https://kubernetes.io/docs/tasks/debug/debug-cluster/audit/.
 //
 // The course's list of chapters (package chapters) hands Checks to labcheck.
-package pdbcheck
+package check
 
 import (
 	"context"

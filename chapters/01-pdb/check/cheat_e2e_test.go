@@ -1,6 +1,6 @@
 //go:build e2e
 
-package pdbcheck_test
+package check_test
 
 import (
 	"context"
@@ -24,15 +24,15 @@ import (
 	"sigs.k8s.io/e2e-framework/klient/k8s"
 
 	"github.com/opslab/opslab/chapters"
-	"github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
+	"github.com/opslab/opslab/chapters/01-pdb/check"
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
 )
 
 // The chapter's part of the cluster: its namespace and its nodes.
 var (
-	ns    = pdbcheck.Namespace
-	nodes = []string{"pdb-1", "pdb-2", pdbcheck.DrainedNode}
+	ns    = check.Namespace
+	nodes = []string{"pdb-1", "pdb-2", check.DrainedNode}
 )
 
 // pass marks a check a cheat leaves passing, because the part of the lab it
@@ -67,10 +67,10 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "deleted-the-budget-so-the-drain-finished-at-once-then-put-it-back", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 4)
 				l.kubectl(t, "-n", ns, "delete", "pdb", "web")
-				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
+				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
 				l.settled(t, 4, -1)
 				l.budget(t, 3)
 			},
@@ -88,11 +88,11 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "relaxed-the-budget-for-the-drain-then-restored-it", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 4)
 				l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":0}}`)
 				l.budgetSettled(t, 0)
-				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
+				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
 				l.settled(t, 4, -1)
 				l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":3}}`)
 				l.settled(t, 4, 3)
@@ -108,7 +108,7 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "scaled-web-to-zero-and-back", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 0)
 				l.scale(t, 4)
 				l.settled(t, 4, 2)
@@ -124,10 +124,10 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "drained-with-disable-eviction", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 4)
 				l.budget(t, 3)
-				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--disable-eviction", "--timeout=60s")
+				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--disable-eviction", "--timeout=60s")
 				l.settled(t, 4, 3)
 			},
 			want: map[string]string{
@@ -144,7 +144,7 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "cordoned-pdb-3-with-four-replicas-and-never-drained",
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.apply(t, 4, 3)
 				l.settled(t, 4, 3)
 			},
@@ -158,10 +158,10 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "deleted-the-pods-one-by-one-waiting-for-each-replacement", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 4)
 				l.budget(t, 3)
-				for _, p := range l.podsOn(t, pdbcheck.DrainedNode) {
+				for _, p := range l.podsOn(t, check.DrainedNode) {
 					l.kubectl(t, "-n", ns, "delete", "pod", p, "--wait=false")
 					l.settled(t, 4, 3)
 				}
@@ -174,11 +174,11 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "deleted-the-pods-as-the-replicaset-controller", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 4)
 				l.budget(t, 3)
 				args := []string{"-n", ns, "delete", "pod", "--wait=false", "--as=system:serviceaccount:kube-system:replicaset-controller"}
-				l.kubectl(t, append(args, l.podsOn(t, pdbcheck.DrainedNode)...)...)
+				l.kubectl(t, append(args, l.podsOn(t, check.DrainedNode)...)...)
 				l.settled(t, 4, 3)
 			},
 			want: map[string]string{
@@ -189,14 +189,14 @@ func TestCheatsFail(t *testing.T) {
 		{
 			name: "evicted-with-dry-runs-then-deleted-the-pods", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
-				l.kubectl(t, "cordon", pdbcheck.DrainedNode)
+				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 4)
 				l.budget(t, 3)
 				// Every eviction is allowed as a dry run (none is spent), and
 				// none removes a pod.
-				l.kubectl(t, "drain", pdbcheck.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--dry-run=server")
+				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--dry-run=server")
 				args := []string{"-n", ns, "delete", "pod", "--wait=false"}
-				l.kubectl(t, append(args, l.podsOn(t, pdbcheck.DrainedNode)...)...)
+				l.kubectl(t, append(args, l.podsOn(t, check.DrainedNode)...)...)
 				l.settled(t, 4, 3)
 			},
 			want: map[string]string{
@@ -401,7 +401,7 @@ func (l *lab) budgetSettled(t *testing.T, minAvailable int) {
 
 func (l *lab) scale(t *testing.T, replicas int) {
 	t.Helper()
-	l.kubectl(t, "-n", ns, "scale", "deployment", pdbcheck.App, fmt.Sprintf("--replicas=%d", replicas))
+	l.kubectl(t, "-n", ns, "scale", "deployment", check.App, fmt.Sprintf("--replicas=%d", replicas))
 	l.settled(t, replicas, -1)
 }
 
@@ -413,8 +413,8 @@ func (l *lab) onPdb3(t *testing.T) {
 	l.kubectl(t, "cordon", "pdb-1", "pdb-2")
 	l.apply(t, 3, 2)
 	l.settled(t, 3, 2)
-	if on := l.podsOn(t, pdbcheck.DrainedNode); len(on) != 3 {
-		t.Fatalf("web pods on %s: %v, want all three", pdbcheck.DrainedNode, on)
+	if on := l.podsOn(t, check.DrainedNode); len(on) != 3 {
+		t.Fatalf("web pods on %s: %v, want all three", check.DrainedNode, on)
 	}
 	l.kubectl(t, "uncordon", "pdb-1", "pdb-2")
 }
@@ -425,7 +425,7 @@ func (l *lab) onPdb3(t *testing.T) {
 func (l *lab) settled(t *testing.T, n, minAvailable int) {
 	t.Helper()
 	labenv.Poll(context.Background(), t, 60*time.Second, fmt.Sprintf("%d web pods Ready", n), func(ctx context.Context) (bool, error) {
-		all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + pdbcheck.App})
+		all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + check.App})
 		if err != nil {
 			return false, nil
 		}
@@ -439,7 +439,7 @@ func (l *lab) settled(t *testing.T, n, minAvailable int) {
 
 // ready returns the web pods that are Ready and not being deleted.
 func (l *lab) ready(ctx context.Context) ([]corev1.Pod, error) {
-	all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + pdbcheck.App})
+	all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + check.App})
 	if err != nil {
 		return nil, err
 	}

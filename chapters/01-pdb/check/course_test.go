@@ -1,18 +1,18 @@
-package pdbcheck_test
+package check_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/opslab/opslab/chapters"
-	"github.com/opslab/opslab/chapters/01-pdb/pdbcheck"
+	"github.com/opslab/opslab/chapters/01-pdb/check"
 )
 
 // TestChecksAreInTheCourse requires the course's list to give chapter 1
 // every check of this package, in order, and no other.
 func TestChecksAreInTheCourse(t *testing.T) {
 	var want, got []string
-	for _, c := range pdbcheck.Checks() {
+	for _, c := range check.Checks() {
 		want = append(want, c.ID)
 	}
 	for _, c := range chapters.Course.Checks(1) {

@@ -1,4 +1,4 @@
-package pdbcheck
+package check
 
 import (
 	"fmt"
