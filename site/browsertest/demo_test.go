@@ -15,7 +15,19 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/opslab/opslab/chapters"
 )
+
+// chapterDirs returns the directory of every chapter of the course, from the
+// course's one list.
+func chapterDirs() []string {
+	var dirs []string
+	for _, ch := range chapters.Course.Chapters() {
+		dirs = append(dirs, ch.Dir)
+	}
+	return dirs
+}
 
 // startDemo opens a chapter's page, starts its demo from the keyboard (the
 // start button, then Enter) and waits until the model has drawn it.
@@ -123,7 +135,7 @@ func TestDemos(t *testing.T) {
 	}
 
 	t.Run("sizes", func(t *testing.T) {
-		for _, ch := range []string{"01-pdb", "02-taints", "03-apf", "04-node-shutdown"} {
+		for _, ch := range chapterDirs() {
 			fi, err := os.Stat(filepath.Join(out, "_demos", ch+".wasm"))
 			if err != nil {
 				t.Fatalf("the site has no demo for %s: %v", ch, err)
@@ -341,7 +353,7 @@ func TestDemos(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900))
-		for _, ch := range []string{"01-pdb", "02-taints", "03-apf", "04-node-shutdown"} {
+		for _, ch := range chapterDirs() {
 			startDemo(t, ctx, page(ch))
 			if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
 				t.Errorf("%s: with the demo running the page is %.0f px wide on a 390 px screen", ch, w)
@@ -380,7 +392,7 @@ func TestDemos(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false})
-		for _, ch := range []string{"01-pdb", "02-taints", "03-apf", "04-node-shutdown"} {
+		for _, ch := range chapterDirs() {
 			if err := chromedp.Do(ctx, chromedp.Navigate(page(ch))); err != nil {
 				t.Fatal(err)
 			}
