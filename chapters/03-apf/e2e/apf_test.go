@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/e2e-framework/klient/wait"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/k8s/resources"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
@@ -30,10 +30,12 @@ import (
 type ctxKey struct{}
 
 // fixture is what the feature creates: a namespace, and a level and a
-// schema that share the name.
+// schema that share its name.
 type fixture struct {
-	name   string
-	client kubernetes.Interface
+	name            string
+	client          kubernetes.Interface
+	res             *resources.Resources
+	removeNamespace func()
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -78,10 +80,11 @@ func TestClassificationAndSeats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fx := &fixture{name: "apf-e2e-" + rand.String(5), client: client}
-			if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fx.name}}, metav1.CreateOptions{}); err != nil {
+			name, remove, err := newNamespace(ctx, cfg.Client().RESTConfig(), "apf-e2e-")
+			if err != nil {
 				t.Fatal(err)
 			}
+			fx := &fixture{name: name, client: client, res: cfg.Client().Resources(), removeNamespace: remove}
 			return context.WithValue(ctx, ctxKey{}, fx)
 		}).
 		Assess("every level's nominal seats equal apiserver_flowcontrol_nominal_limit_seats", func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
@@ -146,10 +149,10 @@ func TestClassificationAndSeats(t *testing.T) {
 			// of the remaining levels change, then compare all of them.
 			// (The gauge of the deleted level keeps its last value, so it
 			// is not what to wait for.)
-			err = wait.For(func(ctx context.Context) (bool, error) {
+			err = waitUntil(ctx, 20*time.Second, func(ctx context.Context) (bool, error) {
 				now, err := kube.NominalSeats(ctx, fx.client)
 				return err == nil && now["workload-low"] != before["workload-low"], err
-			}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
+			})
 			if err != nil {
 				t.Fatalf("workload-low's seats stayed %d after the level went: %v", before["workload-low"], err)
 			}
@@ -171,7 +174,7 @@ func TestClassificationAndSeats(t *testing.T) {
 				fx.client.FlowcontrolV1().FlowSchemas().Delete(bg, fx.name+suffix, metav1.DeleteOptions{})
 			}
 			fx.client.FlowcontrolV1().PriorityLevelConfigurations().Delete(bg, fx.name, metav1.DeleteOptions{})
-			fx.client.CoreV1().Namespaces().Delete(bg, fx.name, metav1.DeleteOptions{})
+			fx.removeNamespace()
 			return ctx
 		}).Feature()
 	testenv.Test(t, f)
@@ -236,22 +239,19 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 		}
 	}
 	for _, name := range []string{fx.name, fx.name + "-tie-b", fx.name + "-tie-a"} {
-		if c := digested(ctx, t, fx.client, name); c.Status != flowcontrol.ConditionFalse {
+		if c := digested(ctx, t, fx.res, name); c.Status != flowcontrol.ConditionFalse {
 			t.Fatalf("FlowSchema %s: Dangling = %s (%s), want False", name, c.Status, c.Message)
 		}
 	}
 	// The server takes new objects within moments; its metric appears when it has.
-	err = wait.For(func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, 20*time.Second, "the server's seats for level "+fx.name, func(ctx context.Context) (bool, error) {
 		seats, err := kube.NominalSeats(ctx, fx.client)
 		if err != nil {
 			return false, err
 		}
 		_, ok := seats[fx.name]
 		return ok, nil
-	}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
-	if err != nil {
-		t.Fatalf("the server reported no seats for level %s: %v", fx.name, err)
-	}
+	})
 }
 
 func compareSeats(ctx context.Context, t *testing.T, client kubernetes.Interface, mustHave string) {
@@ -396,7 +396,7 @@ func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx
 	if err != nil {
 		t.Fatal(err)
 	}
-	cond := digested(ctx, t, fx.client, name)
+	cond := digested(ctx, t, fx.res, name)
 	if cond.Status != flowcontrol.ConditionTrue || cond.Reason != "NotFound" {
 		t.Errorf("Dangling = %s, reason %s (%s); want True, NotFound", cond.Status, cond.Reason, cond.Message)
 	}
@@ -417,22 +417,19 @@ func checkDangling(ctx context.Context, t *testing.T, envcfg *envconf.Config, fx
 // digested waits until the server's configuration controller has taken the
 // schema in, which it shows by writing the schema's Dangling condition, and
 // returns that condition.
-func digested(ctx context.Context, t *testing.T, client kubernetes.Interface, name string) flowcontrol.FlowSchemaCondition {
+func digested(ctx context.Context, t *testing.T, res *resources.Resources, name string) flowcontrol.FlowSchemaCondition {
 	t.Helper()
 	var cond flowcontrol.FlowSchemaCondition
-	err := wait.For(func(ctx context.Context) (bool, error) {
-		fs, err := client.FlowcontrolV1().FlowSchemas().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
+	fs := &flowcontrol.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	err := waitUntil(ctx, 20*time.Second, conditions.New(res).ResourceMatch(fs, func(k8s.Object) bool {
 		for _, c := range fs.Status.Conditions {
 			if c.Type == flowcontrol.FlowSchemaConditionDangling {
 				cond = c
-				return true, nil
+				return true
 			}
 		}
-		return false, nil
-	}, wait.WithTimeout(20*time.Second), wait.WithInterval(200*time.Millisecond), wait.WithContext(ctx))
+		return false
+	}))
 	if err != nil {
 		t.Fatalf("FlowSchema %s got no Dangling condition from the server: %v", name, err)
 	}

@@ -24,7 +24,6 @@ import (
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/lab/differential"
-	"github.com/opslab/opslab/lab/labenv"
 )
 
 // The differential's defaults: a fixed seed, and few enough scenarios to
@@ -249,7 +248,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 	}()
 	// The server has taken the objects when every schema has its Dangling
 	// condition and every level its seats.
-	labenv.Poll(ctx, t, 30*time.Second, "the server takes the scenario's objects", func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, 30*time.Second, "the server takes the scenario's objects", func(ctx context.Context) (bool, error) {
 		list, err := fc.FlowSchemas().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -301,9 +300,11 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 		}
 	}
 	// Seats: every level's nominal seats and bounds against the metrics.
-	// The server reconfigures all levels at once; give it a moment.
+	// The server reconfigures all levels at once; give it a moment, and
+	// keep the differences of the last reading. (Each reading has the
+	// test's context, not the wait's, which may end in the middle of one.)
 	var seatDiffs []mismatch
-	for attempt := 0; attempt < 10; attempt++ {
+	waitUntil(ctx, 3*time.Second, func(context.Context) (bool, error) {
 		seatDiffs = nil
 		m := readMetrics(ctx, t, client)
 		for _, s := range model.Seats(apf.DefaultServerSeats) {
@@ -313,11 +314,8 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 				seatDiffs = append(seatDiffs, mismatch{-1, fmt.Sprintf("level %s: server nominal %v, bounds %v..%v; model %d, %d..%d", unprefix(s.Level, prefix), n, lo, hi, s.Nominal, s.Min, s.Max)})
 			}
 		}
-		if len(seatDiffs) == 0 {
-			break
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
+		return len(seatDiffs) == 0, nil
+	})
 	out = append(out, seatDiffs...)
 	schemaByUID, levelByUID := objs.ByUID()
 	tooMany := 0

@@ -9,26 +9,7 @@ import (
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-
-	"github.com/opslab/opslab/chapters/03-apf/kube"
-	"github.com/opslab/opslab/lab/labenv"
 )
-
-// cluster returns the lab cluster's client configuration and a client.
-func cluster(t testing.TB) (*rest.Config, kubernetes.Interface) {
-	t.Helper()
-	cfg, err := kube.RESTConfig(labenv.Kubeconfig(), labenv.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = -1, -1 // a few hundred requests; no client-side limit
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, client
-}
 
 // metrics is one reading of the server's /metrics: each sample by its
 // name and labels.
