@@ -31,7 +31,9 @@
 // and a #fragment at a heading of the target (for a Markdown file, or the
 // document itself). Heading IDs are GitHub's (see Slug).
 //
-// Parse reads a document, Doc.Check lists its problems and Update rewrites
+// Parse reads a document with the course's Markdown (see Markdown, which
+// the site renders with too), Doc.Check lists its problems, a Checker
+// checks many while reading each file they name once, and Update rewrites
 // stale copies in place.
 package prose
 
