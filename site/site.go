@@ -86,7 +86,7 @@ import (
 type Config struct {
 	Root    string // the repository: README.md, chapters/*/README.md, go.mod
 	Out     string // the output directory
-	Results string // a go test -json output file, or "" to build without results
+	Results string // go test -json output files, comma-separated, or "" to build without results
 	// DemoCache keeps compiled demos by the hash of their inputs; ""
 	// means .cache/demos under Root.
 	DemoCache string
