@@ -9,32 +9,38 @@ import (
 	"strings"
 
 	pdb "github.com/opslab/opslab/chapters/01-pdb"
+	"github.com/opslab/opslab/internal/cmdshell"
 )
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
+const usage = `usage: pdbsim SCENARIO
+
+Pdbsim plays a scenario on the PodDisruptionBudget model and prints its
+timeline. SCENARIO is a file, or - for standard input; the scenario
+language is in the command's doc (go doc ./chapters/01-pdb/cmd/pdbsim).
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 // run plays the scenario named by args, reading it from stdin when it is
-// named -, and returns the exit status: 0, 1 when the scenario is wrong, 2
-// on a usage error.
+// named -, and returns the exit status: 0, 2 on a usage error, 1 when the
+// scenario cannot be read or played, each error one line on stderr.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cmdshell.Exit("pdbsim", pdbsim(args, stdin, stdout), stderr)
+}
+
+// pdbsim reads the scenario args name and plays it.
+func pdbsim(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("pdbsim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pdbsim SCENARIO")
-		fmt.Fprintln(stderr, "Plays a scenario on the PodDisruptionBudget model and prints its timeline; SCENARIO may be - for standard input.")
-	}
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			fmt.Fprint(stdout, usage)
+			return nil
 		}
-		return 2
+		return cmdshell.Usagef("%v: see pdbsim -h", err)
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "pdbsim: want one scenario file, got", fs.NArg())
-		fs.Usage()
-		return 2
+		return cmdshell.Usagef("want one scenario file, or - for standard input, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
 	var src []byte
@@ -46,14 +52,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		src, err = os.ReadFile(name)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "pdbsim:", unwrapPathError(err))
-		return 1
+		return unwrapPathError(err)
 	}
-	if err := play(name, string(src), stdout); err != nil {
-		fmt.Fprintln(stderr, "pdbsim:", err)
-		return 1
-	}
-	return 0
+	return play(name, string(src), stdout)
 }
 
 // unwrapPathError keeps os errors to one short line: "open x: no such file
