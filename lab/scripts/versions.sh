@@ -1,7 +1,7 @@
 # versions.sh is sourced by the lab scripts: the pinned versions of the lab
 # cluster's binaries, and where they are cached. The sources are pinned in
-# lab/tools/go.mod; these must agree with it (lab/tools/versions_test.go
-# checks that they do).
+# lab/tools/go.mod; these must agree with it (TestVersionsMatchTheToolsModule
+# in lab/lab_test.go checks that they do).
 KUBE_VERSION=v1.36.3
 ETCD_VERSION=v3.6.8
 KWOK_VERSION=v0.8.0
