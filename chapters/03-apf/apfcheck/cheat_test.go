@@ -26,14 +26,6 @@ import (
 	"github.com/opslab/opslab/labcheck"
 )
 
-// The checks' IDs.
-const (
-	isolated = "apf-runaway-isolated"
-	narrow   = "apf-runaway-level-narrow"
-	tie      = "apf-tie-by-name"
-	exempt   = "apf-nothing-exempt-or-dangling"
-)
-
 // extraTraffic is what the operator does beyond its known requests in
 // the cheat that fits a schema to that list: only the audit log shows it.
 var extraTraffic = []kube.Request{
