@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/envfuncs"
 
+	"github.com/opslab/opslab/internal/kubeio"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -136,16 +137,9 @@ func waitFor(ctx context.Context, t testing.TB, timeout time.Duration, what stri
 	}
 }
 
-// podReady reports whether a pod's Ready condition is True; it takes
-// k8s.Object for e2e-framework's conditions.
-func podReady(o k8s.Object) bool {
-	for _, c := range o.(*corev1.Pod).Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+// podReady is kubeio.PodReady for e2e-framework's conditions, which hand
+// over objects.
+func podReady(o k8s.Object) bool { return kubeio.PodReady(o.(*corev1.Pod)) }
 
 // binDir holds the timetable command, built by the first test that runs it.
 var binDir string

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/internal/cmdshell"
 )
 
 const usage = `usage: timetable [-f FILE]... [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] [--node NAME] [-o text|json] TAINT...
@@ -32,14 +32,8 @@ Pods come from the namespace of a live cluster, or from YAML files with -f
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
-// files collects repeated -f flags.
-type files []string
-
-func (f *files) String() string     { return strings.Join(*f, ",") }
-func (f *files) Set(s string) error { *f = append(*f, s); return nil }
-
 type options struct {
-	files      files
+	files      cmdshell.Strings
 	kubeconfig string
 	context    string
 	namespace  string
@@ -48,43 +42,36 @@ type options struct {
 	taints     []taints.Taint
 }
 
-// A usageError is a mistake in the command line; it exits 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
 // run runs the command, reading pods from stdin for -f -, and returns its
 // exit status: 0 on success, 2 on a usage error (a bad flag or taint), 1 on
-// any other error. The rules it applies are those of package taints.
+// any other error, each error one line on stderr.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cmdshell.Exit("timetable", timetable(args, stdin, stdout, stderr), stderr)
+}
+
+// timetable prints the timetable args ask for. The rules it applies are
+// those of package taints.
+func timetable(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	opts, err := parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
-		return 0
+		return nil
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "timetable: %v\n", err)
-		return 2
+		return err
 	}
 	pods, skipped, err := readPods(opts, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "timetable: %v\n", err)
-		return 1
+		return err
 	}
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "timetable: %d pods not on a node left out\n", skipped)
 	}
 	rows := taints.Timetable(pods, opts.taints)
 	if opts.output == "json" {
-		err = writeJSON(stdout, rows)
-	} else {
-		err = writeText(stdout, rows)
+		return writeJSON(stdout, rows)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "timetable: %v\n", err)
-		return 1
-	}
-	return 0
+	return writeText(stdout, rows)
 }
 
 func parse(args []string) (options, error) {
@@ -106,7 +93,7 @@ func parse(args []string) (options, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return o, err
 			}
-			return o, usageError{fmt.Sprintf("%v: see timetable -h", err)}
+			return o, cmdshell.Usagef("%v: see timetable -h", err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -115,20 +102,20 @@ func parse(args []string) (options, error) {
 		args = fs.Args()[1:]
 	}
 	if len(rest) == 0 {
-		return o, usageError{"no taint given: write key[=value]:Effect, e.g. opslab.dev/link-down:NoExecute"}
+		return o, cmdshell.Usagef("no taint given: write key[=value]:Effect, e.g. opslab.dev/link-down:NoExecute")
 	}
 	for _, s := range rest {
 		t, err := taints.ParseTaint(s)
 		if err != nil {
-			return o, usageError{err.Error()}
+			return o, cmdshell.Usagef("%v", err)
 		}
 		o.taints = append(o.taints, t)
 	}
 	if o.output != "text" && o.output != "json" {
-		return o, usageError{fmt.Sprintf("output %q is not known: use -o text or -o json", o.output)}
+		return o, cmdshell.Usagef("output %q is not known: use -o text or -o json", o.output)
 	}
 	if len(o.files) > 0 && (o.kubeconfig != "" || o.context != "") {
-		return o, usageError{"-f reads files, --kubeconfig and --context read a cluster: give one or the other"}
+		return o, cmdshell.Usagef("-f reads files, --kubeconfig and --context read a cluster: give one or the other")
 	}
 	return o, nil
 }
