@@ -11,7 +11,7 @@ import (
 
 	pdb "github.com/opslab/opslab/chapters/01-pdb/check"
 	taints "github.com/opslab/opslab/chapters/02-taints/check"
-	apf "github.com/opslab/opslab/chapters/03-apf/apfcheck"
+	apf "github.com/opslab/opslab/chapters/03-apf/check"
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown/check"
 	"github.com/opslab/opslab/labcheck"
 )

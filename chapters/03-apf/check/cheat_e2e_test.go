@@ -1,6 +1,6 @@
 //go:build e2e
 
-package apfcheck
+package check
 
 import (
 	"context"

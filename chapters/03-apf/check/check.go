@@ -1,4 +1,4 @@
-// Package apfcheck holds the lab checks of chapter 3 (API Priority and
+// Package check holds the lab checks of chapter 3 (API Priority and
 // Fairness). They judge where the API server puts traffic, not what the
 // objects say it should do:
 //
@@ -27,8 +27,9 @@
 // grader's credentials need the impersonate permission for the accounts
 // named here (labcheck/rbac/grader.yaml).
 //
-// Importing the package registers its checks with labcheck.
-package apfcheck
+// Checks returns them; the course's list of chapters, package chapters,
+// gives them to labcheck.
+package check
 
 import (
 	"context"

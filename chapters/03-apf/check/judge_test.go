@@ -1,4 +1,4 @@
-package apfcheck
+package check
 
 import (
 	"os"
