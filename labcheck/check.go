@@ -22,7 +22,6 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/e2e-framework/klient"
 )
 
 // A Check verifies one claim of a chapter's lab.
@@ -78,8 +77,8 @@ func Failf(format string, args ...any) Result {
 	return Result{Message: fmt.Sprintf(format, args...)}
 }
 
-// Seen appends a line of evidence and returns the Result, so a check can
-// collect evidence as it reads.
+// Seen appends a line of evidence to the Result, so a check can collect
+// evidence as it reads.
 func (r *Result) Seen(format string, args ...any) {
 	r.Evidence = append(r.Evidence, fmt.Sprintf(format, args...))
 }
@@ -99,10 +98,6 @@ type Cluster struct {
 
 	auditMu sync.Mutex
 	audit   *audit.Log
-
-	klientOnce sync.Once
-	klient     klient.Client
-	klientErr  error
 }
 
 // NewCluster returns a Cluster that talks to the server of cfg.
@@ -112,15 +107,6 @@ func NewCluster(cfg *rest.Config) (*Cluster, error) {
 		return nil, err
 	}
 	return &Cluster{Config: cfg, Kube: kube}, nil
-}
-
-// Klient returns e2e-framework's client for the cluster, for checks that
-// want its resources and wait helpers. It is made on first use: it reads
-// the server's discovery documents, which most checks never need and which
-// would slow the grading of a class.
-func (c *Cluster) Klient() (klient.Client, error) {
-	c.klientOnce.Do(func() { c.klient, c.klientErr = klient.New(c.Config) })
-	return c.klient, c.klientErr
 }
 
 // Audit returns the cluster's audit log, read again whenever it has grown

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -379,6 +378,3 @@ func writeSummaryCSV(w io.Writer, reports []*Report) {
 		fmt.Fprintf(w, ",%d,%d,%q,%s\n", r.Score, r.MaxScore, r.Error, r.Digest)
 	}
 }
-
-// ErrEdited is returned by VerifyFile when a report's digest does not match.
-var ErrEdited = errors.New("the report was edited after grading")

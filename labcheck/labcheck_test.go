@@ -105,21 +105,21 @@ func TestDigestShowsEdits(t *testing.T) {
 	for _, key := range [][]byte{nil, []byte("a key of sixteen bytes or more")} {
 		r := sampleReport()
 		r.Seal(key)
-		if ok, err := r.Verify(key); !ok || err != nil {
-			t.Fatalf("Verify of an untouched report = %v, %v; want true", ok, err)
+		if err := r.Verify(key); err != nil {
+			t.Fatalf("Verify of an untouched report = %v, want nil", err)
 		}
 		r.Score = 6
-		if ok, _ := r.Verify(key); ok {
-			t.Errorf("Verify after editing the score = true, want false (key %q)", key)
+		if err := r.Verify(key); !errors.Is(err, ErrEdited) {
+			t.Errorf("Verify after editing the score = %v, want ErrEdited (key %q)", err, key)
 		}
 	}
 	r := sampleReport()
 	r.Seal([]byte("the grader's own secret key"))
-	if ok, _ := r.Verify([]byte("someone else's key entirely")); ok {
-		t.Error("Verify with the wrong key = true, want false: a student cannot re-sign an edited report")
+	if err := r.Verify([]byte("someone else's key entirely")); !errors.Is(err, ErrEdited) {
+		t.Errorf("Verify with the wrong key = %v, want ErrEdited: a student cannot re-sign an edited report", err)
 	}
-	if _, err := r.Verify(nil); err == nil {
-		t.Error("Verify of a signed report without a key: no error, want one asking for the key")
+	if err := r.Verify(nil); err == nil || errors.Is(err, ErrEdited) {
+		t.Errorf("Verify of a signed report without a key = %v, want an error asking for the key", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -108,19 +109,27 @@ func (r *Report) Seal(key []byte) {
 	r.Digest = r.digest(key)
 }
 
-// Verify reports whether the report's digest matches its content: false
-// means it was edited after grading (or, for a signed report, that key is
-// not the key it was signed with).
-func (r *Report) Verify(key []byte) (bool, error) {
+// ErrEdited is what Verify returns when a report's digest does not match
+// its content.
+var ErrEdited = errors.New("the report was edited after grading")
+
+// Verify returns nil when the report's digest matches its content, and
+// ErrEdited when it does not: the report was edited after grading (or, for a
+// signed report, key is not the key it was signed with). Any other error
+// says why it cannot tell.
+func (r *Report) Verify(key []byte) error {
 	switch {
 	case strings.HasPrefix(r.Digest, "hmac-sha256:") && len(key) == 0:
-		return false, fmt.Errorf("the report is signed; give the key it was signed with (--sign-key)")
+		return fmt.Errorf("the report is signed; give the key it was signed with (--sign-key)")
 	case strings.HasPrefix(r.Digest, "sha256:") && len(key) > 0:
-		return false, fmt.Errorf("the report is not signed, only digested; verify it without --sign-key")
+		return fmt.Errorf("the report is not signed, only digested; verify it without --sign-key")
 	case r.Digest == "":
-		return false, fmt.Errorf("the report has no digest")
+		return fmt.Errorf("the report has no digest")
 	}
-	return hmac.Equal([]byte(r.Digest), []byte(r.digest(key))), nil
+	if !hmac.Equal([]byte(r.Digest), []byte(r.digest(key))) {
+		return ErrEdited
+	}
+	return nil
 }
 
 func (r *Report) digest(key []byte) string {

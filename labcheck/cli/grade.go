@@ -36,7 +36,7 @@ func list(course *labcheck.Course, args []string, stdout, stderr io.Writer) int 
 			last = c.Chapter
 			fmt.Fprintf(stdout, "Chapter %d: %s\n", last, course.Title(last))
 		}
-		fmt.Fprintf(stdout, "  %s (%d points, %d hints)\n    %s\n    claim: %s\n    reads: %s\n", c.ID, c.Points, len(c.Hints), c.Title, c.Claim, c.Reads)
+		fmt.Fprintf(stdout, "  %s (%s, %s)\n    %s\n    claim: %s\n    reads: %s\n", c.ID, plural(c.Points, "point"), plural(len(c.Hints), "hint"), c.Title, c.Claim, c.Reads)
 	}
 	return 0
 }
@@ -166,7 +166,7 @@ func grade(ctx context.Context, course *labcheck.Course, args []string, stdout, 
 			return fail("writing the reports: %v", err)
 		}
 		labcheck.WriteSummary(stdout, reports)
-		fmt.Fprintf(stdout, "\nreports for %d students in %s\n", len(reports), *out)
+		fmt.Fprintf(stdout, "\nreports for %s in %s\n", plural(len(reports), "student"), *out)
 	} else {
 		for _, r := range reports {
 			labcheck.Write(stdout, r, fmts[0])
@@ -221,14 +221,13 @@ func verify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "labcheck: %s is not a labcheck report (report.json): %v\n", fs.Arg(0), err)
 		return 2
 	}
-	ok, err := r.Verify(key)
-	if err != nil {
+	switch err := r.Verify(key); {
+	case errors.Is(err, labcheck.ErrEdited):
+		fmt.Fprintf(stderr, "labcheck: %s: %v (its digest does not match its content)\n", fs.Arg(0), err)
+		return 1
+	case err != nil:
 		fmt.Fprintf(stderr, "labcheck: %s: %v\n", fs.Arg(0), err)
 		return 2
-	}
-	if !ok {
-		fmt.Fprintf(stderr, "labcheck: %s: %v (its digest does not match its content)\n", fs.Arg(0), labcheck.ErrEdited)
-		return 1
 	}
 	fmt.Fprintf(stdout, "%s: unchanged since grading: %s, %d/%d, graded %s on cluster %s\n", fs.Arg(0), r.Student, r.Score, r.MaxScore, r.GradedAt.Format(time.RFC3339), r.Cluster.KubeSystemUID)
 	return 0
@@ -258,4 +257,12 @@ func chapterArg(course *labcheck.Course, s string) (int, error) {
 		return 0, fmt.Errorf("--chapter %q is not a chapter; use %s, or all", s, course.Span())
 	}
 	return n, nil
+}
+
+// plural returns "1 point", "2 points".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
