@@ -16,8 +16,9 @@
 //	shutdown-plan --config kubelet.yaml (-f pods.yaml ... | [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] --node NODE)
 //	              [--logind-dir DIR [--logind-vendor-dir DIR]]
 //
-// -f reads pods from YAML files (a Pod, a List of them, or several documents);
-// otherwise the pods on --node are read from the cluster. --logind-dir is a
+// -f reads pods from YAML or JSON files (a Pod, a List of them, or several
+// documents); otherwise the pods on --node are read from the cluster. A file
+// named - is standard input, for -f or for --config. --logind-dir is a
 // directory laid out like /etc/systemd (logind.conf and logind.conf.d/), where
 // a drop-in that is a link to /dev/null is masked; --logind-vendor-dir is laid
 // out like /usr/lib/systemd.
@@ -27,8 +28,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -36,41 +35,54 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	kubeletv1beta1 "k8s.io/kubelet/config/v1beta1"
-	"sigs.k8s.io/yaml"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 	"github.com/opslab/opslab/chapters/04-node-shutdown/kube"
+	"github.com/opslab/opslab/internal/cmdshell"
+	"github.com/opslab/opslab/internal/kubeio"
 )
 
 const name = "shutdown-plan"
+
+const usage = `usage: shutdown-plan --config kubelet.yaml (-f pods.yaml ... | [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] --node NODE)
+                     [--logind-dir DIR [--logind-vendor-dir DIR]]
+
+Shutdown-plan prints the timeline of a node's graceful shutdown under a
+kubelet configuration, or refuses the configuration with the kubelet's
+reason (go doc ./chapters/04-node-shutdown/cmd/shutdown-plan). A file
+named - is standard input.
+
+`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-type files []string
-
-func (f *files) String() string     { return strings.Join(*f, ",") }
-func (f *files) Set(v string) error { *f = append(*f, v); return nil }
-
-// run runs the command and returns its exit status.
+// run runs the command and returns its exit status: 0 with a timeline, 1
+// when the configuration is refused, logind would cut the kubelet short or
+// an input cannot be read, 2 on a usage error; each error is one line on
+// stderr.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cmdshell.Exit(name, plan(args, stdin, stdout, stderr), stderr)
+}
+
+// plan reads the configuration, the pods and logind's files args name and
+// prints the shutdown's timeline. It writes stderr itself only for a
+// refusal with several reasons, one line each.
+func plan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	var (
 		config, kubeconfig, context, namespace, node string
 		logindDir, vendorDir                         string
-		podFiles                                     files
+		podFiles                                     cmdshell.Strings
 	)
 	fs.StringVar(&config, "config", "", "kubelet configuration `file` (KubeletConfiguration, kubelet.config.k8s.io/v1beta1)")
 	fs.Var(&podFiles, "f", "pods from a YAML `file` (repeatable)")
@@ -80,56 +92,49 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&node, "node", "", "the `node` whose pods are planned")
 	fs.StringVar(&logindDir, "logind-dir", "", "`dir` laid out like /etc/systemd: logind.conf and logind.conf.d/")
 	fs.StringVar(&vendorDir, "logind-vendor-dir", "", "`dir` laid out like /usr/lib/systemd")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s --config kubelet.yaml (-f pods.yaml ... | --node NODE) [--logind-dir DIR]\n", name)
-		fs.PrintDefaults()
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
-		fmt.Fprintf(stderr, "usage: %s --config kubelet.yaml (-f pods.yaml ... | --node NODE) [--logind-dir DIR]\n", name)
-		return 2
-	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return cmdshell.Usagef("%v: see shutdown-plan -h", err)
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usage("unexpected argument %q", fs.Arg(0))
+		return cmdshell.Usagef("unexpected argument %q: see shutdown-plan -h", fs.Arg(0))
 	case config == "":
-		return usage("--config is required")
+		return cmdshell.Usagef("--config is required")
 	case len(podFiles) == 0 && node == "":
-		return usage("give pods with -f FILE or a node with --node NODE")
+		return cmdshell.Usagef("give pods with -f FILE or a node with --node NODE")
 	case vendorDir != "" && logindDir == "":
-		return usage("--logind-vendor-dir needs --logind-dir")
-	}
-	fail := func(err error) int {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(stderr, "%s: %s\n", name, line)
-		}
-		return 1
+		return cmdshell.Usagef("--logind-vendor-dir needs --logind-dir")
+	case config == "-" && slices.Contains(podFiles, "-"):
+		return cmdshell.Usagef("standard input can hold the configuration or the pods, not both")
 	}
 
-	kc, err := readKubeletConfig(config)
+	kc, err := readKubeletConfig(config, stdin)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	cfg, err := kube.Validate(kc)
 	if err != nil {
-		var lines []string
+		// One line for each reason the kubelet gives.
 		for _, line := range strings.Split(err.Error(), "\n") {
-			lines = append(lines, "the kubelet refuses "+config+": "+line)
+			fmt.Fprintf(stderr, "%s: the kubelet refuses %s: %s\n", name, config, line)
 		}
-		return fail(errors.New(strings.Join(lines, "\n")))
+		return cmdshell.Silent(1)
 	}
 
 	var pods []*corev1.Pod
 	if len(podFiles) > 0 {
-		pods, err = readPodFiles(podFiles)
+		pods, err = readPodFiles(podFiles, stdin)
 	} else {
 		pods, err = readClusterPods(kubeconfig, context, namespace, node)
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	pods = active(pods, namespace, node)
 
@@ -142,122 +147,88 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			logind = append(logind, vendor...)
 		}
 		if err != nil {
-			return fail(err)
+			return err
 		}
 	}
 
-	plan, err := kube.NewPlan(cfg, pods)
+	p, err := kube.NewPlan(cfg, pods)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	printPlan(stdout, cfg, plan)
+	printPlan(stdout, cfg, p)
 	if logindDir == "" {
-		return 0
+		return nil
 	}
 	if !cfg.Enabled {
 		// Without a shutdown manager the kubelet never looks at logind.
 		fmt.Fprintln(stdout, "\nlogind: the kubelet asks for nothing: graceful shutdown is off")
-		return 0
+		return nil
 	}
 	r := shutdown.CheckLogind(logind, cfg.Total())
 	printLogind(stdout, r)
 	if r.Conflict {
 		if r.After.Infinite {
-			fmt.Fprintf(stderr, "%s: logind's InhibitDelayMaxSec is infinity, which the kubelet reads as %v, less than the %v it asks for: its node shutdown manager will not start and the node will shut down without ending its pods; remove infinity from %s\n",
-				name, r.After.Value, r.Requested, r.After.From)
-			return 1
+			return fmt.Errorf("logind's InhibitDelayMaxSec is infinity, which the kubelet reads as %v, less than the %v it asks for: its node shutdown manager will not start and the node will shut down without ending its pods; remove infinity from %s",
+				r.After.Value, r.Requested, r.After.From)
 		}
-		fmt.Fprintf(stderr, "%s: logind allows %v, less than the %v the kubelet asks for: its node shutdown manager will not start and the node will shut down without ending its pods; mask or raise %s\n",
-			name, r.After.Value, r.Requested, r.After.From)
-		return 1
+		return fmt.Errorf("logind allows %v, less than the %v the kubelet asks for: its node shutdown manager will not start and the node will shut down without ending its pods; mask or raise %s",
+			r.After.Value, r.Requested, r.After.From)
 	}
-	return 0
+	return nil
 }
 
-func readKubeletConfig(path string) (*kubeletv1beta1.KubeletConfiguration, error) {
-	data, err := os.ReadFile(path)
+// readKubeletConfig reads the one KubeletConfiguration in the file path
+// ("-" is stdin), refusing fields it does not have.
+func readKubeletConfig(path string, stdin io.Reader) (*kubeletv1beta1.KubeletConfiguration, error) {
+	docs, err := kubeio.ReadFiles([]string{path}, stdin)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read kubelet configuration: %w", err)
+		return nil, err
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%s holds %d objects; want one KubeletConfiguration", path, len(docs))
+	}
+	d := docs[0]
+	if d.Kind != "KubeletConfiguration" || d.APIVersion != "kubelet.config.k8s.io/v1beta1" {
+		return nil, fmt.Errorf("%s is not a KubeletConfiguration: it has kind %s, apiVersion %q; want KubeletConfiguration, kubelet.config.k8s.io/v1beta1", d.Source, d.Kind, d.APIVersion)
 	}
 	var kc kubeletv1beta1.KubeletConfiguration
-	if err := yaml.UnmarshalStrict(data, &kc); err != nil {
-		return nil, fmt.Errorf("%s is not a KubeletConfiguration: %v", path, err)
-	}
-	if kc.Kind != "KubeletConfiguration" || kc.APIVersion != "kubelet.config.k8s.io/v1beta1" {
-		return nil, fmt.Errorf("%s has kind %q, apiVersion %q; want KubeletConfiguration, kubelet.config.k8s.io/v1beta1", path, kc.Kind, kc.APIVersion)
+	if err := d.Decode(&kc); err != nil {
+		return nil, err
 	}
 	return &kc, nil
 }
 
-func readPodFiles(paths []string) ([]*corev1.Pod, error) {
-	var pods []*corev1.Pod
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read pods: %w", err)
-		}
-		r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-		for doc := 1; ; doc++ {
-			raw, err := r.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", path, err)
-			}
-			if len(bytes.TrimSpace(raw)) == 0 {
-				continue
-			}
-			var meta metav1.TypeMeta
-			if err := yaml.Unmarshal(raw, &meta); err != nil {
-				return nil, fmt.Errorf("%s: document %d is not YAML: %v", path, doc, err)
-			}
-			switch meta.Kind {
-			case "Pod":
-				var p corev1.Pod
-				if err := yaml.UnmarshalStrict(raw, &p); err != nil {
-					return nil, fmt.Errorf("%s: document %d is not a Pod: %v", path, doc, err)
-				}
-				pods = append(pods, &p)
-			case "List", "PodList":
-				var l corev1.PodList
-				if err := yaml.Unmarshal(raw, &l); err != nil {
-					return nil, fmt.Errorf("%s: document %d is not a list of Pods: %v", path, doc, err)
-				}
-				for i := range l.Items {
-					if l.Items[i].Kind != "" && l.Items[i].Kind != "Pod" {
-						return nil, fmt.Errorf("%s: document %d holds a %s; want only Pods", path, doc, l.Items[i].Kind)
-					}
-					pods = append(pods, &l.Items[i])
-				}
-			default:
-				return nil, fmt.Errorf("%s: document %d has kind %q; want Pod or List", path, doc, meta.Kind)
-			}
-		}
+// readPodFiles reads the pods of the files ("-" is stdin): Pods, Lists and
+// PodLists, several documents to a file.
+func readPodFiles(names []string, stdin io.Reader) ([]*corev1.Pod, error) {
+	docs, err := kubeio.ReadFiles(names, stdin)
+	if err != nil {
+		return nil, err
+	}
+	list, err := kubeio.Pods(docs)
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]*corev1.Pod, len(list))
+	for i := range list {
+		pods[i] = &list[i]
 	}
 	return pods, nil
 }
 
-func readClusterPods(kubeconfig, context, namespace, node string) ([]*corev1.Pod, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if kubeconfig != "" {
-		rules.ExplicitPath = kubeconfig
-	}
-	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+// readClusterPods reads the pods bound to node (in namespace, or in every
+// namespace when it is "").
+func readClusterPods(kubeconfig, kubeContext, namespace, node string) ([]*corev1.Pod, error) {
+	c, err := kubeio.Connect(kubeconfig, kubeContext)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach the cluster: %v", err)
+		return nil, err
 	}
-	rc.Timeout = 20 * time.Second
-	kube, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach the cluster: %v", err)
-	}
-	ctx, cancel := contextWithTimeout(20 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), kubeio.Timeout)
 	defer cancel()
-	if _, err := kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
+	if _, err := c.Kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil {
 		return nil, fmt.Errorf("cannot read node %q: %v", node, err)
 	}
-	list, err := kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	list, err := c.Kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
 	if err != nil {
 		return nil, fmt.Errorf("cannot list pods on %s: %v", node, err)
 	}
@@ -266,10 +237,6 @@ func readClusterPods(kubeconfig, context, namespace, node string) ([]*corev1.Pod
 		pods[i] = &list.Items[i]
 	}
 	return pods, nil
-}
-
-func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
 }
 
 // active keeps the pods the kubelet would end: those on the node (when one is
