@@ -69,7 +69,7 @@ func configError(kubeconfig, context string, err error) error {
 	switch {
 	case kubeconfig != "":
 		if _, serr := os.Stat(kubeconfig); serr != nil {
-			return fmt.Errorf("cannot read the kubeconfig %s: %s; check --kubeconfig", kubeconfig, firstLine(serr))
+			return fmt.Errorf("cannot read the kubeconfig %s: %s; check --kubeconfig", kubeconfig, firstLine(unwrapPath(serr)))
 		}
 	case clientcmd.IsEmptyConfig(err):
 		return errors.New("no cluster is configured (no kubeconfig found); start the lab cluster with make lab-up, or give --kubeconfig")

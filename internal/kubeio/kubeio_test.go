@@ -74,7 +74,7 @@ func TestDecodeErrors(t *testing.T) {
 // sentence naming the fix.
 func TestConnectErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Connect(filepath.Join(dir, "nope"), ""); err == nil || !strings.Contains(err.Error(), "check --kubeconfig") {
+	if _, err := Connect(filepath.Join(dir, "nope"), ""); err == nil || err.Error() != "cannot read the kubeconfig "+filepath.Join(dir, "nope")+": no such file or directory; check --kubeconfig" {
 		t.Errorf("missing file: %v", err)
 	}
 	kc := filepath.Join(dir, "kc")

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/e2e-framework/klient"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 )
 
@@ -32,7 +34,22 @@ func Context() string {
 	return DefaultContext
 }
 
-// Config returns e2e-framework's configuration for the lab cluster.
+// Config returns e2e-framework's configuration for the lab cluster. Its
+// client reaches the context of Context(): e2e-framework's own Client()
+// builds one from the kubeconfig's current context, whatever
+// WithKubeContext says, so the client is made here.
 func Config() *envconf.Config {
-	return envconf.NewWithKubeConfig(Kubeconfig()).WithKubeContext(Context())
+	cfg := envconf.NewWithKubeConfig(Kubeconfig()).WithKubeContext(Context())
+	if rc, err := RESTConfig(); err == nil {
+		if k, err := klient.New(rc); err == nil {
+			cfg.WithClient(k)
+		}
+	}
+	return cfg
+}
+
+// RESTConfig returns the client configuration of the lab cluster's context.
+func RESTConfig() (*rest.Config, error) {
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: Kubeconfig()}
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: Context()}).ClientConfig()
 }
