@@ -81,7 +81,7 @@ func Checks() []labcheck.Check {
 			ID: "shutdown-graceful-config", Points: 3,
 			Title: "the graceful-shutdown configuration gives each group its time and fits logind",
 			Claim: "priority-based graceful shutdown, and the logind drop-in that silently defeats it",
-			Reads: "ConfigMap shutdown-lab/kubelet-shutdown, run through the chapter's model (shutdown.Validate, graceful.CheckLogind)",
+			Reads: "ConfigMap shutdown-lab/kubelet-shutdown, run through the chapter's model (kube.Validate, shutdown.CheckLogind)",
 			Hints: []string{
 				"Create ConfigMap kubelet-shutdown in shutdown-lab with a key kubelet.yaml holding a KubeletConfiguration with shutdownGracePeriodByPodPriority.",
 				"Regular pods (0) need 20 s, the database (100000) 30 s in a group of its own, system-node-critical pods 10 s: try it with shutdown-plan on a copy of chapters/04-node-shutdown/lab/logind (step 4 gives the commands).",
