@@ -266,7 +266,7 @@ func create(ctx context.Context, t *testing.T, client kubernetes.Interface, docs
 		}
 		files = append(files, f)
 	}
-	objs, err := kube.ReadFiles(files)
+	objs, err := kube.ReadFiles(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func fakeCluster(t *testing.T, docs ...string) *labcheck.Cluster {
 		}
 		files = append(files, f)
 	}
-	objs, err := kube.ReadFiles(files)
+	objs, err := kube.ReadFiles(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func labView(t *testing.T, docs ...string) (runawayRoutes []Route, others []Othe
 		}
 		files = append(files, f)
 	}
-	objs, err := kube.ReadFiles(files)
+	objs, err := kube.ReadFiles(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,13 @@
 package kube
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,11 +15,10 @@ import (
 
 	flowcontrol "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/yaml"
+
+	"github.com/opslab/opslab/internal/kubeio"
 )
 
 // Objects are the flow-control objects of a cluster or of files.
@@ -32,19 +29,6 @@ type Objects struct {
 
 // Config digests the objects into a Config.
 func (o Objects) Config() (*Config, error) { return NewConfig(o.Schemas, o.Levels) }
-
-// RESTConfig returns the client configuration kubectl would use with the
-// given --kubeconfig and --context ("" for the defaults: $KUBECONFIG, then
-// ~/.kube/config, and its current context).
-func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
-	if err != nil {
-		return nil, err
-	}
-	return cfg, nil
-}
 
 // Load lists the FlowSchemas and PriorityLevelConfigurations of a cluster.
 func Load(ctx context.Context, client kubernetes.Interface) (Objects, error) {
@@ -67,18 +51,24 @@ func Load(ctx context.Context, client kubernetes.Interface) (Objects, error) {
 }
 
 // ReadFiles reads FlowSchemas and PriorityLevelConfigurations from YAML or
-// JSON files: one object per document, or a List of them as kubectl get
-// -o yaml prints. Objects get the API server's defaults and its
-// validation; an unknown field, an unknown kind or an invalid object is
-// an error that names the file and the document.
-func ReadFiles(files []string) (Objects, error) {
+// JSON files ("-" is stdin), as [Decode] reads them.
+func ReadFiles(names []string, stdin io.Reader) (Objects, error) {
+	docs, err := kubeio.ReadFiles(names, stdin)
+	if err != nil {
+		return Objects{}, err
+	}
+	return Decode(docs)
+}
+
+// Decode reads FlowSchemas and PriorityLevelConfigurations from the
+// documents of manifest files: one object per document, or a List of them
+// as kubectl get -o yaml prints. The objects get the API server's defaults
+// and its validation; an unknown field, an unknown kind or an invalid
+// object is an error that names the document.
+func Decode(docs []kubeio.Document) (Objects, error) {
 	var o Objects
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return o, err
-		}
-		if err := o.read(f, data); err != nil {
+	for _, d := range docs {
+		if err := o.add(d); err != nil {
 			return o, err
 		}
 	}
@@ -96,98 +86,59 @@ func ReadFiles(files []string) (Objects, error) {
 	return o, nil
 }
 
-type typeMeta struct {
-	APIVersion string           `json:"apiVersion"`
-	Kind       string           `json:"kind"`
-	Items      []map[string]any `json:"items"`
-}
-
-func (o *Objects) read(file string, data []byte) error {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for doc := 1; ; doc++ {
-		raw, err := r.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		if len(bytes.TrimSpace(raw)) == 0 || isComments(raw) {
-			continue
-		}
-		if err := o.add(raw); err != nil {
-			return fmt.Errorf("%s: document %d: %w", file, doc, err)
-		}
-	}
-}
-
-func isComments(raw []byte) bool {
-	for _, l := range strings.Split(string(raw), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			return false
-		}
-	}
-	return true
-}
-
-func (o *Objects) add(raw []byte) error {
-	var tm typeMeta
-	if err := yaml.Unmarshal(raw, &tm); err != nil {
-		return fmt.Errorf("not YAML: %w", err)
-	}
-	switch tm.Kind {
+func (o *Objects) add(d kubeio.Document) error {
+	switch d.Kind {
 	case "List", "FlowSchemaList", "PriorityLevelConfigurationList":
-		for i, item := range tm.Items {
-			b, err := yaml.Marshal(item)
-			if err != nil {
-				return err
+		var list struct {
+			APIVersion string            `json:"apiVersion"`
+			Kind       string            `json:"kind"`
+			Metadata   map[string]any    `json:"metadata,omitempty"`
+			Items      []json.RawMessage `json:"items"`
+		}
+		if err := d.Decode(&list); err != nil {
+			return err
+		}
+		for i, raw := range list.Items {
+			var meta struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
 			}
-			if err := o.add(b); err != nil {
-				return fmt.Errorf("item %d: %w", i, err)
+			if err := json.Unmarshal(raw, &meta); err != nil {
+				return fmt.Errorf("%s, item %d: not an object", d.Source, i+1)
+			}
+			item := kubeio.Document{Source: fmt.Sprintf("%s, item %d", d.Source, i+1), APIVersion: meta.APIVersion, Kind: meta.Kind, JSON: raw}
+			if item.Kind == "" { // a typed list's items may leave their kind out
+				item.APIVersion, item.Kind = d.APIVersion, strings.TrimSuffix(d.Kind, "List")
+			}
+			if err := o.add(item); err != nil {
+				return err
 			}
 		}
 		return nil
 	case "FlowSchema":
 		var fs flowcontrol.FlowSchema
-		if err := yaml.UnmarshalStrict(raw, &fs); err != nil {
-			return fmt.Errorf("FlowSchema: %w", cleanErr(err))
-		}
-		if err := apiVersion(tm.APIVersion); err != nil {
+		if err := decodeFlowControl(d, &fs); err != nil {
 			return err
 		}
 		o.Schemas = append(o.Schemas, &fs)
 	case "PriorityLevelConfiguration":
 		var pl flowcontrol.PriorityLevelConfiguration
-		if err := yaml.UnmarshalStrict(raw, &pl); err != nil {
-			return fmt.Errorf("PriorityLevelConfiguration: %w", cleanErr(err))
-		}
-		if err := apiVersion(tm.APIVersion); err != nil {
+		if err := decodeFlowControl(d, &pl); err != nil {
 			return err
 		}
 		o.Levels = append(o.Levels, &pl)
-	case "":
-		return errors.New("no kind: want FlowSchema, PriorityLevelConfiguration or List")
 	default:
-		return fmt.Errorf("kind %s is neither FlowSchema nor PriorityLevelConfiguration", tm.Kind)
+		return fmt.Errorf("%s: kind %s; want a FlowSchema, a PriorityLevelConfiguration or a List of them", d.Source, d.Kind)
 	}
 	return nil
 }
 
-func apiVersion(v string) error {
-	if v != flowcontrol.SchemeGroupVersion.String() {
-		return fmt.Errorf("apiVersion %q: want %s", v, flowcontrol.SchemeGroupVersion)
+// decodeFlowControl decodes d, an object of flowcontrol.apiserver.k8s.io/v1.
+func decodeFlowControl(d kubeio.Document, into any) error {
+	if d.APIVersion != flowcontrol.SchemeGroupVersion.String() {
+		return fmt.Errorf("%s: apiVersion %q; want %s", d.Source, d.APIVersion, flowcontrol.SchemeGroupVersion)
 	}
-	return nil
-}
-
-// cleanErr drops the decoder's layers of "error unmarshaling JSON: while
-// decoding JSON:" from an error.
-func cleanErr(err error) error {
-	s := err.Error()
-	if i := strings.LastIndex(s, "json: "); i >= 0 {
-		s = s[i+len("json: "):]
-	}
-	return errors.New(s)
+	return d.Decode(into)
 }
 
 // NominalSeats reads apiserver_flowcontrol_nominal_limit_seats from the

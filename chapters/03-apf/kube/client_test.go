@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/opslab/opslab/internal/kubeio"
 )
 
 func TestParseNominalSeats(t *testing.T) {
@@ -95,6 +97,49 @@ func TestDescribe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Describe(tc.req); got != tc.want {
 				t.Errorf("Describe(%+v) = %q, want %q (%s)", tc.req, got, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func TestDecode(t *testing.T) {
+	for _, tc := range []struct {
+		name, reason string
+		yaml         string
+		schemas      []string // the schemas read, or
+		err          string   // the error
+	}{
+		{"typed list", "kubectl get flowschemas -o yaml of an older kubectl: items without kind",
+			"apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchemaList\nitems:\n- metadata: {name: a}\n  spec: {priorityLevelConfiguration: {name: global-default}}\n",
+			[]string{"a"}, ""},
+		{"old apiVersion", "only v1 is read",
+			"apiVersion: flowcontrol.apiserver.k8s.io/v1beta3\nkind: FlowSchema\nmetadata: {name: a}\nspec: {priorityLevelConfiguration: {name: global-default}}\n",
+			nil, `f.yaml: apiVersion "flowcontrol.apiserver.k8s.io/v1beta3"; want flowcontrol.apiserver.k8s.io/v1`},
+		{"unknown field in an item", "the item is named",
+			"apiVersion: v1\nkind: List\nitems:\n- apiVersion: flowcontrol.apiserver.k8s.io/v1\n  kind: FlowSchema\n  metadata: {name: a}\n  spec: {level: x}\n",
+			nil, `f.yaml, item 1: unknown field "level"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, err := kubeio.Parse("f.yaml", []byte(tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs, err := Decode(docs)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("Decode = %v, want error %q (%s)", err, tc.err, tc.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode: %v (%s)", err, tc.reason)
+			}
+			var got []string
+			for _, fs := range objs.Schemas {
+				got = append(got, fs.Name)
+			}
+			if diff := cmp.Diff(tc.schemas, got); diff != "" {
+				t.Errorf("Decode: schemas (-want +got): %s\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -41,8 +41,9 @@
 // # A cluster and files
 //
 // [Load] lists a cluster's FlowSchemas and PriorityLevelConfigurations, and
-// [ReadFiles] reads them from YAML or JSON files with the server's defaults
-// and validation. [NominalSeats] reads the seats the server reports in
+// [ReadFiles] reads them from YAML or JSON files (the course's manifest
+// reader, package kubeio, splits and decodes them; [Decode] gives them the
+// server's defaults and validation). [NominalSeats] reads the seats the server reports in
 // apiserver_flowcontrol_nominal_limit_seats. [Send] sends a request as its
 // user, by impersonation, and returns the schema and level the server chose
 // for it, which it reports in the response headers

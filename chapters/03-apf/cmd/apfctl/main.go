@@ -13,9 +13,10 @@
 //	apfctl seats [flags] [--server-seats N]
 //
 // Flags every subcommand takes: --kubeconfig FILE and --context NAME (as
-// kubectl), or -f FILE (repeatable) to read FlowSchemas and
-// PriorityLevelConfigurations from files instead; -o text|json. apfctl
-// exits 2 on a usage error and 1 on any other error.
+// kubectl), or -f FILE (repeatable; - is standard input) to read
+// FlowSchemas and PriorityLevelConfigurations from files instead;
+// -o text|json. apfctl exits 2 on a usage error and 1 on any other error,
+// with one line naming it.
 package main
 
 import (
@@ -28,122 +29,109 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	flowcontrol "k8s.io/api/flowcontrol/v1"
-	"k8s.io/client-go/kubernetes"
 
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
+	"github.com/opslab/opslab/internal/cmdshell"
+	"github.com/opslab/opslab/internal/kubeio"
 )
 
-const usage = `usage: apfctl classify|exempt|seats [flags]
-run "apfctl SUBCOMMAND -h" for a subcommand's flags`
+const usage = `usage: apfctl classify|exempt|seats [flags]`
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
-type usageError struct{ error }
-
-// run runs apfctl with args and returns its exit status: 0, 1 for an error,
-// 2 for a usage error. apfctl reads no standard input.
-func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	err := apfctl(args, stdout, stderr)
-	var ue usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "apfctl: %v\n", err)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "apfctl: %v\n", err)
-		return 1
-	}
+// run runs apfctl with args, reading standard input for -f -, and returns
+// its exit status: 0, 1 for an error, 2 for a usage error, each error one
+// line on stderr.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cmdshell.Exit("apfctl", apfctl(args, stdin, stdout), stderr)
 }
 
 // common holds the flags every subcommand takes.
 type common struct {
 	kubeconfig, context, output string
-	files                       []string
+	files                       cmdshell.Strings
+	stdin                       io.Reader
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `file` (default $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&c.context, "context", "", "kubeconfig `context` (default the current one)")
 	fs.StringVar(&c.output, "o", "text", "output `format`: text or json")
-	fs.Func("f", "read FlowSchemas and PriorityLevelConfigurations from `file` instead of the cluster (repeatable)", func(s string) error {
-		c.files = append(c.files, s)
-		return nil
-	})
+	fs.Var(&c.files, "f", "read FlowSchemas and PriorityLevelConfigurations from `file` instead of the cluster (repeatable; - is standard input)")
 }
 
 func (c *common) load() (kube.Objects, error) {
 	if len(c.files) > 0 {
-		return kube.ReadFiles(c.files)
+		return kube.ReadFiles(c.files, c.stdin)
 	}
-	cfg, err := kube.RESTConfig(c.kubeconfig, c.context)
-	if err != nil {
-		return kube.Objects{}, fmt.Errorf("no cluster to read (%v); pass --kubeconfig/--context, or -f FILE", err)
-	}
-	cfg.Timeout = 10 * time.Second
-	client, err := kubernetes.NewForConfig(cfg)
+	cl, err := kubeio.Connect(c.kubeconfig, c.context)
 	if err != nil {
 		return kube.Objects{}, err
 	}
-	return kube.Load(context.Background(), client)
+	ctx, cancel := context.WithTimeout(context.Background(), kubeio.Timeout)
+	defer cancel()
+	return kube.Load(ctx, cl.Kube)
 }
 
 // apfctl runs the subcommand args[0] with the flags after it.
-func apfctl(args []string, stdout, stderr io.Writer) error {
+func apfctl(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return usageError{errors.New(usage)}
+		return cmdshell.Usagef("%s", usage)
 	}
-	fs := flag.NewFlagSet("apfctl "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
+	sub := args[0]
+	fs := flag.NewFlagSet("apfctl "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c := common{stdin: stdin}
 	c.register(fs)
 	parse := func() error {
 		if err := fs.Parse(args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
-			return usageError{errors.New(strings.TrimSpace(firstLine(err.Error())))}
+			return cmdshell.Usagef("%v; see apfctl %s -h", err, sub)
 		}
 		if fs.NArg() > 0 {
-			return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+			return cmdshell.Usagef("unexpected argument %q", fs.Arg(0))
 		}
 		if c.output != "text" && c.output != "json" {
-			return usageError{fmt.Errorf("-o %s: want text or json", c.output)}
+			return cmdshell.Usagef("-o %s: want text or json", c.output)
 		}
 		return nil
 	}
-	switch args[0] {
+	var err error
+	switch sub {
 	case "classify":
-		return classify(fs, &c, parse, stdout)
+		err = classify(fs, &c, parse, stdout)
 	case "exempt":
-		if err := parse(); err != nil {
-			return err
+		if err = parse(); err == nil {
+			err = exempt(&c, stdout)
 		}
-		return exempt(&c, stdout)
 	case "seats":
 		server := fs.Int("server-seats", apf.DefaultServerSeats, "the server's concurrency `limit`: --max-requests-inflight plus --max-mutating-requests-inflight")
-		if err := parse(); err != nil {
-			return err
+		if err = parse(); err == nil {
+			if *server < 1 {
+				return cmdshell.Usagef("--server-seats %d: want a positive number", *server)
+			}
+			err = seats(&c, *server, stdout)
 		}
-		if *server < 1 {
-			return usageError{fmt.Errorf("--server-seats %d: want a positive number", *server)}
-		}
-		return seats(&c, *server, stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, usage)
+		fmt.Fprintln(stdout, `run "apfctl SUBCOMMAND -h" for a subcommand's flags`)
+		return nil
+	default:
+		return cmdshell.Usagef("unknown subcommand %q: want classify, exempt or seats", sub)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "usage: apfctl %s [flags]\n", sub)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
 		return nil
 	}
-	return usageError{fmt.Errorf("unknown subcommand %q: want classify, exempt or seats", args[0])}
+	return err
 }
-
-func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 func config(c *common) (*kube.Config, error) {
 	objs, err := c.load()
@@ -191,15 +179,15 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 	r.Resource, r.Subresource, _ = strings.Cut(*resource, "/")
 	switch {
 	case r.User == "":
-		return usageError{errors.New("--user is required")}
+		return cmdshell.Usagef("--user is required")
 	case (r.Resource == "") == (r.Path == ""):
-		return usageError{errors.New("give either --resource or --path")}
+		return cmdshell.Usagef("give either --resource or --path")
 	case r.Path != "" && (r.Namespace != "" || r.APIGroup != ""):
-		return usageError{errors.New("--path is a non-resource request: it takes no --namespace or --api-group")}
+		return cmdshell.Usagef("--path is a non-resource request: it takes no --namespace or --api-group")
 	case r.Path != "" && !strings.HasPrefix(r.Path, "/"):
-		return usageError{fmt.Errorf("--path %q: want a path starting with /", r.Path)}
+		return cmdshell.Usagef("--path %q: want a path starting with /", r.Path)
 	case r.Resource == "namespaces" && r.Name == "" && r.Namespace == "" && oneObject[r.Verb]:
-		return usageError{fmt.Errorf("--verb %s --resource namespaces needs --name: the server classifies a Namespace by name in the namespace of that name", r.Verb)}
+		return cmdshell.Usagef("--verb %s --resource namespaces needs --name: the server classifies a Namespace by name in the namespace of that name", r.Verb)
 	}
 	given := r.Namespace
 	if r.IsResourceRequest() {
@@ -207,7 +195,7 @@ func classify(fs *flag.FlagSet, c *common, parse func() error, stdout io.Writer)
 		// the flags say: the path decides the namespace.
 		seen, err := kube.Seen(r)
 		if err != nil {
-			return usageError{err}
+			return cmdshell.Usagef("%v", err)
 		}
 		r = seen
 	}

@@ -15,8 +15,8 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
+	"github.com/opslab/opslab/internal/kubeio"
 )
 
 func main() {
@@ -31,13 +31,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	cfg, err := kube.RESTConfig(*kubeconfig, *kubeContext)
+	cl, err := kubeio.Connect(*kubeconfig, *kubeContext)
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := runaway.Run(ctx, cfg, runaway.Options{Passes: *passes, Every: *every}, os.Stdout); err != nil {
+	if err := runaway.Run(ctx, cl.Config, runaway.Options{Passes: *passes, Every: *every}, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -15,9 +15,10 @@ import (
 	"os/signal"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
-	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/watchexempt"
+	"github.com/opslab/opslab/internal/kubeio"
 )
 
 func main() {
@@ -30,10 +31,14 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	cfg, err := kube.RESTConfig(*kubeconfig, *kubeContext)
+	cl, err := kubeio.Connect(*kubeconfig, *kubeContext)
 	if err != nil {
 		log.Fatal(err)
 	}
+	// The watch lasts as long as the learner lets it run: no timeout for
+	// its requests.
+	cfg := rest.CopyConfig(cl.Config)
+	cfg.Timeout = 0
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		log.Fatal(err)
