@@ -31,7 +31,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/e2e-framework/klient"
-	"sigs.k8s.io/e2e-framework/klient/conf"
 	"sigs.k8s.io/e2e-framework/klient/k8s"
 	"sigs.k8s.io/e2e-framework/klient/wait"
 	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
@@ -44,22 +43,9 @@ import (
 
 var testenv env.Environment
 
-// TestMain runs the tests against the lab cluster, with a client for the
-// context $OPSLAB_CONTEXT names: e2e-framework's own client reads only the
-// kubeconfig's current context.
+// TestMain runs the tests against the lab cluster, $OPSLAB_CONTEXT's.
 func TestMain(m *testing.M) {
-	kubeconfig, kubeContext := labenv.Kubeconfig(), labenv.Context()
-	rc, err := conf.NewWithContextName(kubeconfig, kubeContext)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: kubeconfig %s, context %s: %v\n", kubeconfig, kubeContext, err)
-		os.Exit(1)
-	}
-	c, err := klient.New(rc)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
-		os.Exit(1)
-	}
-	testenv = env.NewWithConfig(labenv.Config().WithClient(c))
+	testenv = env.NewWithConfig(labenv.Config())
 	os.Exit(testenv.Run(m))
 }
 
