@@ -380,3 +380,72 @@ func Locate(kubeContext string) (string, error) {
 	}
 	return path, nil
 }
+
+// Write writes events as an API server's audit log would hold them: one
+// audit.k8s.io/v1 Event a line, at stage ResponseComplete. Parse reads them
+// back as they were, so tests and fixtures can build a log from Events. An
+// event without URI gets one that names its object, with ?dryRun=All when
+// DryRun is set.
+func Write(w io.Writer, events ...Event) error {
+	bw := bufio.NewWriter(w)
+	for _, e := range events {
+		var l line
+		l.Kind, l.Stage, l.Verb, l.UserAgent = "Event", "ResponseComplete", e.Verb, e.UserAgent
+		l.RequestURI = e.URI
+		if l.RequestURI == "" {
+			l.RequestURI = e.path()
+			if e.DryRun {
+				l.RequestURI += "?dryRun=All"
+			}
+		}
+		l.User.Username, l.User.Groups = e.User, e.Groups
+		if e.Impersonated != "" {
+			l.ImpersonatedUser = &struct {
+				Username string `json:"username"`
+			}{e.Impersonated}
+		}
+		l.ObjectRef = &struct {
+			Resource    string `json:"resource"`
+			Namespace   string `json:"namespace"`
+			Name        string `json:"name"`
+			APIGroup    string `json:"apiGroup"`
+			Subresource string `json:"subresource"`
+			UID         string `json:"uid"`
+		}{e.Resource, e.Namespace, e.Name, e.Group, e.Subresource, e.UID}
+		l.ResponseStatus = &struct {
+			Code int `json:"code"`
+		}{e.Code}
+		l.RequestReceivedTimestamp, l.StageTimestamp = e.Received, e.Time
+		b, err := json.Marshal(struct {
+			APIVersion string `json:"apiVersion"`
+			Level      string `json:"level"`
+			line
+		}{"audit.k8s.io/v1", "Metadata", l})
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// path is the request path of the event's object, as the API server's
+// routes name it.
+func (e Event) path() string {
+	p := "/api/v1"
+	if e.Group != "" {
+		p = "/apis/" + e.Group + "/v1"
+	}
+	if e.Namespace != "" {
+		p += "/namespaces/" + e.Namespace
+	}
+	p += "/" + e.Resource
+	if e.Name != "" {
+		p += "/" + e.Name
+	}
+	if e.Subresource != "" {
+		p += "/" + e.Subresource
+	}
+	return p
+}

@@ -3,6 +3,7 @@ package audit
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,30 @@ func TestSenders(t *testing.T) {
 				t.Errorf("%s: %s = %v, want %v", tt.name, what, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestWriteRoundTrip: what Write writes, Parse reads back as it was, URI
+// included when Write made it up.
+func TestWriteRoundTrip(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	events := []Event{
+		{Received: t0, Time: t0.Add(time.Millisecond), User: "kwok-admin", Groups: []string{"system:masters"}, UserAgent: "kubectl/v1.36.3",
+			Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "pdb-lab", Name: "web-1", Code: 201},
+		{Received: t0.Add(time.Second), Time: t0.Add(time.Second), User: "kwok-admin", Impersonated: "system:serviceaccount:kube-system:node-controller",
+			Verb: "delete", Group: "policy", Resource: "poddisruptionbudgets", Namespace: "pdb-lab", Name: "web", UID: "u-1", Code: 200, DryRun: true},
+	}
+	var b strings.Builder
+	if err := Write(&b, events...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events[0].URI = "/api/v1/namespaces/pdb-lab/pods/web-1/eviction"
+	events[1].URI = "/apis/policy/v1/namespaces/pdb-lab/poddisruptionbudgets/web?dryRun=All"
+	if !reflect.DeepEqual(got, events) {
+		t.Errorf("Parse(Write(events)) =\n%+v\nwant\n%+v", got, events)
 	}
 }
