@@ -30,13 +30,14 @@ func FileName(format string) string {
 	return ""
 }
 
-// Write writes r to w in format: text for a terminal, json (labcheck's own,
-// the one labcheck verify reads), exercism (test runner v3 results.json),
-// gradescope (results.json) or junit (XML).
+// Write writes r to w in format: text for a terminal (as WriteText writes
+// it without hints), json (labcheck's own, of ReportSchema, the one labcheck
+// verify reads), exercism (test runner v3 results.json), gradescope
+// (results.json) or junit (XML).
 func Write(w io.Writer, r *Report, format string) error {
 	switch format {
 	case "text":
-		return writeText(w, r)
+		return WriteText(w, r, TextOptions{})
 	case "json":
 		return writeIndented(w, r)
 	case "exercism":
@@ -56,12 +57,39 @@ func writeIndented(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func writeText(w io.Writer, r *Report) error {
+// TextOptions says what a text report shows beyond what the checks saw.
+type TextOptions struct {
+	// Hints shows, under each failure, its hint and, when there are more,
+	// the command that gives the next. A learner's run wants them; a
+	// grader's report does not: it is read for what was done, by someone
+	// who is not about to do it, and the hints are in its JSON for a tool
+	// that wants to show them to the student.
+	Hints bool
+}
+
+// WriteText writes r for a terminal: a line for each thing the report
+// knows of the run (the student and time of grading, what the checks judged
+// from, the cluster), then each check under its chapter with ✓ (passed), ✗
+// (failed) or ! (could not check), its message and its evidence, then the
+// score, and the digest of a sealed report. A learner's run has neither
+// student nor digest, so its first line says what the checks judged from.
+func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Student %s, graded %s\n", r.Student, r.GradedAt.Format("2006-01-02 15:04:05 MST"))
-	fmt.Fprintf(&b, "Cluster %s, Kubernetes %s, kube-system UID %s\n", r.Cluster.Server, r.Cluster.Version, r.Cluster.KubeSystemUID)
+	if r.Student != "" {
+		fmt.Fprintf(&b, "Student %s, graded %s\n", r.Student, r.GradedAt.Format("2006-01-02 15:04:05 MST"))
+	}
 	if r.Evidence != "" {
 		fmt.Fprintf(&b, "Evidence: %s\n", r.Evidence)
+	}
+	if id := r.Cluster; id.Server != "" {
+		fmt.Fprintf(&b, "Cluster %s", id.Server)
+		if id.Version != "" {
+			fmt.Fprintf(&b, ", Kubernetes %s", id.Version)
+		}
+		if id.KubeSystemUID != "" {
+			fmt.Fprintf(&b, ", kube-system UID %s", id.KubeSystemUID)
+		}
+		b.WriteString("\n")
 	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "ERROR: %s\n", r.Error)
@@ -80,12 +108,24 @@ func writeText(w io.Writer, r *Report) error {
 		for _, e := range c.Evidence {
 			fmt.Fprintf(&b, "      · %s\n", e)
 		}
+		if opts.Hints && c.Hint != "" {
+			fmt.Fprintf(&b, "      hint: %s\n", c.Hint)
+			if c.MoreHints {
+				fmt.Fprintf(&b, "      next hint: go run ./cmd/labcheck hint %s\n", c.ID)
+			}
+		}
 	}
-	for _, ch := range r.Chapters {
-		got, max := r.ChapterScore(ch.Number)
-		fmt.Fprintf(&b, "Chapter %d: %d/%d\n", ch.Number, got, max)
+	// With one chapter, its score is the total.
+	if len(r.Chapters) > 1 {
+		for _, ch := range r.Chapters {
+			got, max := r.ChapterScore(ch.Number)
+			fmt.Fprintf(&b, "Chapter %d: %d/%d\n", ch.Number, got, max)
+		}
 	}
-	fmt.Fprintf(&b, "Total: %d/%d\nDigest: %s\n", r.Score, r.MaxScore, r.Digest)
+	fmt.Fprintf(&b, "Score: %d/%d\n", r.Score, r.MaxScore)
+	if r.Digest != "" {
+		fmt.Fprintf(&b, "Digest: %s\n", r.Digest)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

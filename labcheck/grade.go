@@ -125,8 +125,12 @@ func GradeOne(ctx context.Context, s Student, opts GradeOptions) *Report {
 	for _, ch := range opts.Chapters {
 		checks = append(checks, ch.Checks...)
 	}
+	graded := func(r *Report) *Report {
+		r.Student, r.GradedAt = s.Name, start.UTC().Truncate(time.Second)
+		return r
+	}
 	fail := func(id Identity, err error) *Report {
-		r := NewReport(s.Name, id, start, opts.Chapters, nil, opts.Now().Sub(start))
+		r := graded(NewReport(id, opts.Chapters, nil, opts.Now().Sub(start)))
 		r.Error = err.Error()
 		return r
 	}
@@ -149,7 +153,7 @@ func GradeOne(ctx context.Context, s Student, opts GradeOptions) *Report {
 		c.UseAuditLog(l)
 	}
 	outcomes := Run(ctx, c, checks, opts.Timeout)
-	r := NewReport(s.Name, id, start, opts.Chapters, outcomes, opts.Now().Sub(start))
+	r := graded(NewReport(id, opts.Chapters, outcomes, opts.Now().Sub(start)))
 	r.Evidence = c.EvidenceSource()
 	return r
 }

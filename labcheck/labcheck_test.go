@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestParseRoster(t *testing.T) {
 func sampleReport() *Report {
 	checks := []Check{
 		{Chapter: 1, ID: "a", Title: "A", Points: 2, Claim: "claim a"},
-		{Chapter: 1, ID: "b", Title: "B", Points: 3, Claim: "claim b"},
+		{Chapter: 1, ID: "b", Title: "B", Points: 3, Claim: "claim b", Hints: []string{"look", "look harder"}},
 		{Chapter: 2, ID: "c", Title: "C", Points: 1, Claim: "claim c"},
 	}
 	outcomes := []Outcome{
@@ -76,8 +77,19 @@ func sampleReport() *Report {
 		{Check: checks[1], Result: Result{Message: "not yet"}},
 		{Check: checks[2], Err: errors.New("timed out after 20s")},
 	}
-	return NewReport("alice", Identity{Server: "https://127.0.0.1:6443", Version: "v1.36.3", KubeSystemUID: "uid-1"},
-		time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), []Chapter{{Number: 1, Title: "One"}, {Number: 2, Title: "Two"}}, outcomes, 2*time.Second)
+	r := NewReport(Identity{Server: "https://127.0.0.1:6443", Version: "v1.36.3", KubeSystemUID: "uid-1"},
+		[]Chapter{{Number: 1, Title: "One"}, {Number: 2, Title: "Two"}}, outcomes, 2*time.Second)
+	r.Evidence = "the API server alone"
+	r.Student, r.GradedAt = "alice", time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	return r
+}
+
+// learnerRun is sampleReport as a learner's run has it: no student, no
+// time of grading, no digest.
+func learnerRun() *Report {
+	r := sampleReport()
+	r.Student, r.GradedAt = "", time.Time{}
+	return r
 }
 
 func TestReportScores(t *testing.T) {
@@ -180,14 +192,95 @@ func TestFormats(t *testing.T) {
 	}
 
 	b.Reset()
-	Write(&b, r, "text")
-	for _, want := range []string{"kube-system UID uid-1", "· event X at 12:03:41", "Total: 2/6", "Digest: sha256:"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("text report lacks %q:\n%s", want, b.String())
-		}
-	}
 	if err := Write(&b, r, "yaml"); err == nil {
 		t.Error("Write in an unknown format: no error")
+	}
+}
+
+// TestTextReport: a learner's run and a grader's report are written by one
+// writer; each line is there when the report has what it says.
+func TestTextReport(t *testing.T) {
+	const checks = `Chapter 1: One
+  ✓ 1.1 A (2/2) [a]
+      ok
+      · event X at 12:03:41
+  ✗ 1.2 B (0/3) [b]
+      not yet
+%sChapter 2: Two
+  ! 2.1 C (0/1) [c]
+      could not check: timed out after 20s
+Chapter 1: 2/5
+Chapter 2: 0/1
+Score: 2/6
+`
+	graded := sampleReport()
+	graded.Seal(nil)
+	tests := []struct {
+		name   string
+		report *Report
+		opts   TextOptions
+		want   string
+		reason string
+	}{
+		{
+			name: "a grader's", report: graded,
+			want: "Student alice, graded 2026-11-30 12:00:00 UTC\nEvidence: the API server alone\nCluster https://127.0.0.1:6443, Kubernetes v1.36.3, kube-system UID uid-1\n" +
+				fmt.Sprintf(checks, "") + "Digest: " + graded.Digest + "\n",
+			reason: "a grader's report is read for what was done: it names whose it is and can be verified, and gives no hint",
+		},
+		{
+			name: "a learner's, with hints", report: learnerRun(), opts: TextOptions{Hints: true},
+			want: "Evidence: the API server alone\nCluster https://127.0.0.1:6443, Kubernetes v1.36.3, kube-system UID uid-1\n" +
+				fmt.Sprintf(checks, "      hint: look\n      next hint: go run ./cmd/labcheck hint b\n"),
+			reason: "a learner's run begins with what the checks judged from, has no student or digest, and says what to try next; a check that could not look has no hint",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := WriteText(&b, tt.report, tt.opts); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+				t.Errorf("WriteText (-want +got) (%s):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+// TestVerifyRefuses: verify says why it cannot tell, rather than calling a
+// report edited, when the report is a learner's run or of another schema.
+func TestVerifyRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(r *Report)
+		wantErr string
+	}{
+		{name: "a learner's run", edit: func(r *Report) { r.Digest = "" }, wantErr: "the report has no digest: a learner's run (labcheck -o json) is not sealed; labcheck grade seals reports"},
+		{name: "before the schema field", edit: func(r *Report) { r.Schema = "" }, wantErr: "the report has no schema field: an older labcheck wrote it, and this one cannot recompute its digest; verify it with that labcheck, or grade again"},
+		{name: "a later schema", edit: func(r *Report) { r.Schema = "opslab.labcheck/v2" }, wantErr: "the report is of schema opslab.labcheck/v2, and this labcheck knows only opslab.labcheck/v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sampleReport()
+			r.Seal(nil)
+			tt.edit(r)
+			if err := r.Verify(nil); err == nil || err.Error() != tt.wantErr {
+				t.Errorf("Verify = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestSchemaIsUnderTheDigest: the schema field is part of what the digest
+// covers, so a report cannot be passed off as another schema's.
+func TestSchemaIsUnderTheDigest(t *testing.T) {
+	r := sampleReport()
+	r.Seal(nil)
+	before := r.Digest
+	r.Schema = "opslab.labcheck/v0"
+	if r.digest(nil) == before {
+		t.Error("the digest does not change with the schema field")
 	}
 }
 

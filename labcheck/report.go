@@ -11,12 +11,21 @@ import (
 	"time"
 )
 
-// A Report is what grading one student's cluster found: every check's
-// outcome with its evidence, who the cluster is, when it was graded, and a
-// digest that shows whether the report was edited afterwards.
+// ReportSchema names the shape of a Report's JSON, which a report carries in
+// its schema field: labcheck -o json and a grader's report.json are both of
+// it (package cli documents it field by field). A change that a reader of
+// the JSON would trip on gives it a new version.
+const ReportSchema = "opslab.labcheck/v1"
+
+// A Report is what one run of the checks on one cluster found: every
+// check's outcome with its evidence, and which cluster it was. A learner's
+// run is a Report as NewReport builds it; a grader's also names the student
+// and the time of grading, and carries a digest that shows whether it was
+// edited afterwards (see Seal).
 type Report struct {
-	Student  string    `json:"student"`
-	GradedAt time.Time `json:"graded_at"`
+	Schema   string    `json:"schema"`             // ReportSchema
+	Student  string    `json:"student,omitempty"`  // empty in a learner's run
+	GradedAt time.Time `json:"graded_at,omitzero"` // zero in a learner's run
 	Cluster  Identity  `json:"cluster"`
 	// Evidence says what the checks judged from: the API server and its
 	// audit log, or the API server alone and why.
@@ -30,8 +39,9 @@ type Report struct {
 	// unreachable, or the grader lacks a permission); Checks is then empty.
 	Error string `json:"error,omitempty"`
 	// Digest is "sha256:HEX" of the report with Digest empty, or
-	// "hmac-sha256:HEX" when it was signed with a key.
-	Digest string `json:"digest"`
+	// "hmac-sha256:HEX" when it was signed with a key; empty in a
+	// learner's run, which nobody needs to trust.
+	Digest string `json:"digest,omitempty"`
 }
 
 // Identity names the cluster a report was made on, so that a report cannot
@@ -60,7 +70,12 @@ type CheckReport struct {
 	MaxPoints int      `json:"max_points"`
 	Message   string   `json:"message"`
 	Evidence  []string `json:"evidence,omitempty"`
-	Seconds   float64  `json:"seconds"`
+	// Hint is, for a failure, the hint to show first: the failure's own
+	// or the check's first staged hint. MoreHints says that labcheck hint
+	// ID has a hint that Hint is not.
+	Hint      string  `json:"hint,omitempty"`
+	MoreHints bool    `json:"more_hints,omitempty"`
+	Seconds   float64 `json:"seconds"`
 }
 
 // Check statuses in a report.
@@ -70,9 +85,16 @@ const (
 	StatusError = "error"
 )
 
-// NewReport builds a student's report from the outcomes of a run.
-func NewReport(student string, id Identity, at time.Time, chapters []Chapter, outcomes []Outcome, took time.Duration) *Report {
-	r := &Report{Student: student, GradedAt: at.UTC().Truncate(time.Second), Cluster: id, Seconds: round(took.Seconds())}
+// NewReport builds the report of a run on the cluster id names, from its
+// outcomes, for the given chapters. It is a learner's run as it stands; a
+// grader names the student and the time of grading (see GradeOne) and then
+// seals it.
+func NewReport(id Identity, chapters []Chapter, outcomes []Outcome, took time.Duration) *Report {
+	r := &Report{
+		Schema: ReportSchema, Cluster: id, Seconds: round(took.Seconds()),
+		// Empty, not null, in the JSON: a reader ranges over them.
+		Chapters: []ReportChapter{}, Checks: []CheckReport{},
+	}
 	for _, ch := range chapters {
 		r.Chapters = append(r.Chapters, ReportChapter{Number: ch.Number, Title: ch.Title})
 	}
@@ -88,11 +110,19 @@ func NewReport(student string, id Identity, at time.Time, chapters []Chapter, ou
 		}
 		switch {
 		case o.Err != nil:
+			// No hint: the check did not see the lab, so it cannot
+			// say what the lab lacks.
 			c.Status, c.Message = StatusError, "could not check: "+o.Err.Error()
 		case o.Result.Pass:
 			c.Status = StatusPass
 		default:
 			c.Status = StatusFail
+			c.Hint = o.FirstHint()
+			shown := 0 // of the check's staged hints
+			if o.Result.Hint == "" && c.Hint != "" {
+				shown = 1
+			}
+			c.MoreHints = len(o.Check.Hints) > shown
 		}
 		r.Checks = append(r.Checks, c)
 		r.Score += c.Points
@@ -119,12 +149,16 @@ var ErrEdited = errors.New("the report was edited after grading")
 // says why it cannot tell.
 func (r *Report) Verify(key []byte) error {
 	switch {
-	case strings.HasPrefix(r.Digest, "hmac-sha256:") && len(key) == 0:
-		return fmt.Errorf("the report is signed; give the key it was signed with (--sign-key)")
-	case strings.HasPrefix(r.Digest, "sha256:") && len(key) > 0:
-		return fmt.Errorf("the report is not signed, only digested; verify it without --sign-key")
+	case r.Schema == "":
+		return errors.New("the report has no schema field: an older labcheck wrote it, and this one cannot recompute its digest; verify it with that labcheck, or grade again")
+	case r.Schema != ReportSchema:
+		return fmt.Errorf("the report is of schema %s, and this labcheck knows only %s", r.Schema, ReportSchema)
 	case r.Digest == "":
-		return fmt.Errorf("the report has no digest")
+		return errors.New("the report has no digest: a learner's run (labcheck -o json) is not sealed; labcheck grade seals reports")
+	case strings.HasPrefix(r.Digest, "hmac-sha256:") && len(key) == 0:
+		return errors.New("the report is signed; give the key it was signed with (--sign-key)")
+	case strings.HasPrefix(r.Digest, "sha256:") && len(key) > 0:
+		return errors.New("the report is not signed, only digested; verify it without --sign-key")
 	}
 	if !hmac.Equal([]byte(r.Digest), []byte(r.digest(key))) {
 		return ErrEdited

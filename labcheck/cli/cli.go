@@ -1,42 +1,7 @@
-// Package cli is the labcheck command: it checks a learner's lab on their
-// cluster and prints, per check, ✓ or ✗ with the evidence it read, the hint
-// for each failure, and the score; and it grades a class for instructors.
-//
-// Usage:
-//
-//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [-o text|json] [--expect pass|fail]
-//	labcheck list [--chapter N|all]
-//	labcheck hint [--reset] CHECK
-//	labcheck grade --roster FILE [--chapter N|all] [--parallel N] [--format F,...] [--out DIR] [--sign-key FILE]
-//	labcheck verify [--sign-key FILE] REPORT.json
-//
-// The checks read what happened from the API server and, where it can be
-// read, from its audit log: the one record of who evicted, deleted or wrote
-// an event that a learner cannot write. labcheck finds the log of a kwokctl
-// cluster on this machine by its context (kwok-NAME); --audit-log names
-// another. Without one the checks judge from the API alone, and the report
-// says so in its first line.
-//
-// A roster has one line per student: NAME KUBECONFIG [CONTEXT [AUDIT-LOG]],
-// with - for the kubeconfig's current context. grade writes,
-// per student, a report in each format asked (text; json, labcheck's own,
-// which verify reads; Exercism v3 and Gradescope results.json; JUnit XML) and
-// a class summary. Each report carries the evidence each check read, the
-// cluster's identity (server version, kube-system UID), the time of grading,
-// and a digest, an HMAC with --sign-key.
-//
-// Exit status: 0 when every check passes, 1 when some fail, 2 when labcheck
-// cannot run or cannot see (a bad flag, no cluster, a check that could not
-// read the cluster within --timeout). grade exits 1 when some student could
-// not be graded; the others' reports are written all the same. With --expect, 0 means every check had
-// the expected outcome; the course's own test suite uses it to show every
-// check failing on an untouched cluster and passing after the reference
-// solution.
 package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -103,7 +68,7 @@ func Run(ctx context.Context, course *labcheck.Course, args []string, stdout, st
 	checks := course.Checks(opts.chapter)
 	if len(checks) == 0 {
 		if opts.chapter == 0 {
-			fmt.Fprintln(stderr, "labcheck: no checks are registered; this labcheck was built without the chapters")
+			fmt.Fprintln(stderr, "labcheck: the course lists no checks")
 		} else {
 			fmt.Fprintf(stderr, "labcheck: chapter %d has no checks yet\n", opts.chapter)
 		}
@@ -118,6 +83,7 @@ func Run(ctx context.Context, course *labcheck.Course, args []string, stdout, st
 			return 2
 		}
 	}
+	start := time.Now()
 	cluster, err := labcheck.Connect(ctx, opts.kubeconfig, opts.context, 5*time.Second)
 	if err != nil {
 		var ke *labcheck.KubeconfigError
@@ -131,12 +97,13 @@ func Run(ctx context.Context, course *labcheck.Course, args []string, stdout, st
 	if auditLog != nil {
 		cluster.UseAuditLog(auditLog)
 	}
+	id := identify(ctx, cluster, opts.timeout)
 	outcomes := labcheck.Run(ctx, cluster, checks, opts.timeout)
-	switch opts.output {
-	case "json":
-		writeJSON(stdout, cluster.EvidenceSource(), outcomes)
-	default:
-		writeText(stdout, course, cluster.EvidenceSource(), outcomes)
+	r := labcheck.NewReport(id, chaptersOf(course, opts.chapter), outcomes, time.Since(start))
+	r.Evidence = cluster.EvidenceSource()
+	if err := write(stdout, r, opts.output); err != nil {
+		fmt.Fprintf(stderr, "labcheck: writing the report: %v\n", err)
+		return 2
 	}
 	if opts.expect != "" {
 		return expectExit(stderr, outcomes, opts.expect == "pass")
@@ -207,80 +174,33 @@ func parse(course *labcheck.Course, args []string, stderr io.Writer) (options, e
 	return o, nil
 }
 
-func writeText(w io.Writer, course *labcheck.Course, source string, outcomes []labcheck.Outcome) {
-	fmt.Fprintf(w, "Evidence: %s\n", source)
-	chapter, got, max := 0, 0, 0
-	for _, o := range outcomes {
-		if o.Check.Chapter != chapter {
-			chapter = o.Check.Chapter
-			fmt.Fprintf(w, "Chapter %d: %s\n", chapter, course.Title(chapter))
-		}
-		mark := "✓"
-		if !o.Passed() {
-			mark = "✗"
-		}
-		fmt.Fprintf(w, "  %s %s (%d/%d) [%s]\n", mark, o.Check.Title, o.Points(), o.Check.Points, o.Check.ID)
-		switch {
-		case o.Err != nil:
-			fmt.Fprintf(w, "      could not check: %v\n", o.Err)
-		case o.Result.Message != "":
-			fmt.Fprintf(w, "      %s\n", o.Result.Message)
-		}
-		for _, e := range o.Result.Evidence {
-			fmt.Fprintf(w, "      · %s\n", e)
-		}
-		if h := o.FirstHint(); !o.Passed() && h != "" {
-			fmt.Fprintf(w, "      hint: %s\n", h)
-			if more := len(o.Check.Hints); more > 1 || (more == 1 && o.Result.Hint != "") {
-				fmt.Fprintf(w, "      next hint: go run ./cmd/labcheck hint %s\n", o.Check.ID)
-			}
-		}
-		got += o.Points()
-		max += o.Check.Points
+// identify names the cluster for a learner's report as far as it can be
+// read within timeout: its server always, its version and kube-system UID
+// when the server gives them. Unlike a grader, a learner's run goes on
+// without them: the checks say what they cannot read.
+func identify(ctx context.Context, c *labcheck.Cluster, timeout time.Duration) labcheck.Identity {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id, _ := labcheck.Identify(ctx, c)
+	return id
+}
+
+// write writes a learner's report: as text, with each failure's hint, or
+// as the JSON a grader's report.json also is.
+func write(w io.Writer, r *labcheck.Report, output string) error {
+	if output == "json" {
+		return labcheck.Write(w, r, "json")
 	}
-	fmt.Fprintf(w, "Score: %d/%d\n", got, max)
+	return labcheck.WriteText(w, r, labcheck.TextOptions{Hints: true})
 }
 
-type jsonOutcome struct {
-	Chapter  int      `json:"chapter"`
-	ID       string   `json:"id"`
-	Title    string   `json:"title"`
-	Passed   bool     `json:"passed"`
-	Points   int      `json:"points"`
-	Max      int      `json:"max_points"`
-	Message  string   `json:"message,omitempty"`
-	Error    string   `json:"error,omitempty"`
-	Evidence []string `json:"evidence,omitempty"`
-	Hint     string   `json:"hint,omitempty"`
-	Seconds  float64  `json:"seconds"`
-}
-
-// jsonRun is labcheck -o json: what the checks judged from, and each check.
-type jsonRun struct {
-	Evidence string        `json:"evidence"`
-	Checks   []jsonOutcome `json:"checks"`
-}
-
-func writeJSON(w io.Writer, source string, outcomes []labcheck.Outcome) {
-	out := make([]jsonOutcome, 0, len(outcomes))
-	for _, o := range outcomes {
-		j := jsonOutcome{
-			Chapter: o.Check.Chapter, ID: o.Check.ID, Title: o.Check.Title,
-			Passed: o.Passed(), Points: o.Points(), Max: o.Check.Points,
-			Message: o.Result.Message, Evidence: o.Result.Evidence,
-			Seconds: o.Duration.Seconds(),
-		}
-		if o.Err != nil {
-			j.Error = o.Err.Error()
-		}
-		if h := o.FirstHint(); !o.Passed() && h != "" {
-			j.Hint = h
-		}
-		out = append(out, j)
+// chaptersOf returns chapter n of the course, or every chapter for 0.
+func chaptersOf(course *labcheck.Course, n int) []labcheck.Chapter {
+	if n == 0 {
+		return course.Chapters()
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(jsonRun{Evidence: source, Checks: out})
+	ch, _ := course.Chapter(n)
+	return []labcheck.Chapter{ch}
 }
 
 func expectExit(stderr io.Writer, outcomes []labcheck.Outcome, pass bool) int {

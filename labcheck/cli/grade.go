@@ -150,13 +150,8 @@ func grade(ctx context.Context, course *labcheck.Course, args []string, stdout, 
 	if err != nil {
 		return fail("%v", err)
 	}
-	chapters := course.Chapters()
-	if n != 0 {
-		ch, _ := course.Chapter(n)
-		chapters = []labcheck.Chapter{ch}
-	}
 	reports := labcheck.Grade(ctx, students, labcheck.GradeOptions{
-		Chapters: chapters, Parallel: *parallel, Timeout: *timeout, Connect: 5 * time.Second,
+		Chapters: chaptersOf(course, n), Parallel: *parallel, Timeout: *timeout, Connect: 5 * time.Second,
 	})
 	for _, r := range reports {
 		r.Seal(key)
