@@ -449,3 +449,16 @@ func (e Event) path() string {
 	}
 	return p
 }
+
+// WriteFile writes events to the file path with Write.
+func WriteFile(path string, events ...Event) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := Write(f, events...); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

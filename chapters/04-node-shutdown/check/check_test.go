@@ -2,12 +2,8 @@ package check
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -50,29 +46,8 @@ func cluster(t *testing.T, r record, data map[string]string) *labcheck.Cluster {
 // and returns its path.
 func writeLog(t *testing.T, events []audit.Event) string {
 	t.Helper()
-	var b strings.Builder
-	for _, e := range events {
-		line := map[string]any{
-			"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata", "stage": "ResponseComplete",
-			"requestURI": e.URI, "verb": e.Verb, "userAgent": e.UserAgent,
-			"user":                     map[string]any{"username": e.User},
-			"objectRef":                map[string]any{"resource": e.Resource, "subresource": e.Subresource, "namespace": e.Namespace, "name": e.Name, "apiGroup": e.Group, "uid": e.UID},
-			"responseStatus":           map[string]any{"code": e.Code},
-			"requestReceivedTimestamp": e.Received.Format(time.RFC3339Nano),
-			"stageTimestamp":           e.Time.Format(time.RFC3339Nano),
-		}
-		if e.Impersonated != "" {
-			line["impersonatedUser"] = map[string]any{"username": e.Impersonated}
-		}
-		j, err := json.Marshal(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	}
 	path := filepath.Join(t.TempDir(), "audit.log")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	if err := audit.WriteFile(path, events...); err != nil {
 		t.Fatal(err)
 	}
 	return path
