@@ -3,7 +3,8 @@
 //
 // Usage:
 //
-//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [-o text|json] [--expect pass|fail]
+//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [-o text|json] [--expect pass|fail]
+//	labcheck list|hint|grade|verify ...
 //
 // See package github.com/opslab/opslab/labcheck/cli for the details.
 package main
