@@ -268,37 +268,8 @@ func (st labState) fakeCluster(t *testing.T) *labcheck.Cluster {
 // audit.k8s.io/v1 Event a line.
 func writeAuditLog(t *testing.T, events []audit.Event) string {
 	t.Helper()
-	var b strings.Builder
-	for _, e := range events {
-		uri := "/api/v1/"
-		if e.Namespace != "" {
-			uri += "namespaces/" + e.Namespace + "/"
-		}
-		uri += e.Resource + "/" + e.Name
-		if e.Subresource != "" {
-			uri += "/" + e.Subresource
-		}
-		line := map[string]any{
-			"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata", "stage": "ResponseComplete",
-			"requestURI": uri, "verb": e.Verb, "userAgent": e.UserAgent,
-			"user":                     map[string]any{"username": e.User},
-			"objectRef":                map[string]any{"resource": e.Resource, "subresource": e.Subresource, "namespace": e.Namespace, "name": e.Name},
-			"responseStatus":           map[string]any{"code": e.Code},
-			"requestReceivedTimestamp": e.Received.Format(time.RFC3339Nano),
-			"stageTimestamp":           e.Time.Format(time.RFC3339Nano),
-		}
-		if e.Impersonated != "" {
-			line["impersonatedUser"] = map[string]any{"username": e.Impersonated}
-		}
-		j, err := json.Marshal(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	}
 	path := filepath.Join(t.TempDir(), "audit.log")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	if err := audit.WriteFile(path, events...); err != nil {
 		t.Fatal(err)
 	}
 	return path
