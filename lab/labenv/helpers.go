@@ -2,6 +2,7 @@ package labenv
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,6 +10,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/e2e-framework/klient"
+	"sigs.k8s.io/e2e-framework/klient/k8s"
+	e2ewait "sigs.k8s.io/e2e-framework/klient/wait"
+	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
+	"sigs.k8s.io/e2e-framework/pkg/env"
+	"sigs.k8s.io/e2e-framework/pkg/envconf"
+	"sigs.k8s.io/e2e-framework/pkg/envfuncs"
 )
 
 // Namespace creates a namespace whose name starts with prefix, once its
@@ -73,7 +82,64 @@ func Taint(ctx context.Context, t testing.TB, k kubernetes.Interface, node strin
 // timeout naming what it waited for; cond's error ends the wait at once.
 func Poll(ctx context.Context, t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, cond); err != nil {
+	if err := WaitUntil(ctx, timeout, cond); err != nil {
 		t.Fatalf("%s: not within %v: %v", what, timeout, err)
+	}
+}
+
+// WaitUntil asks cond every 250 ms until it holds, for at most timeout;
+// cond's error ends the wait at once. It is e2e-framework's wait.For with
+// the course's interval.
+func WaitUntil(ctx context.Context, timeout time.Duration, cond func(context.Context) (bool, error)) error {
+	return e2ewait.For(cond, e2ewait.WithContext(ctx), e2ewait.WithTimeout(timeout), e2ewait.WithInterval(250*time.Millisecond), e2ewait.WithImmediate())
+}
+
+// NewNamespace makes a namespace named prefix and random letters with
+// envfuncs.CreateNamespace, waits for its service account "default", and
+// returns its name and a function that deletes it. It uses a client of its
+// own: CreateNamespace makes the namespace its config's default, and tests
+// make namespaces side by side.
+func NewNamespace(ctx context.Context, rc *rest.Config, prefix string) (string, func(), error) {
+	c, err := klient.New(rc)
+	if err != nil {
+		return "", nil, err
+	}
+	own := envconf.New().WithClient(c)
+	name := envconf.RandomName(prefix, len(prefix)+9)
+	if _, err := envfuncs.CreateNamespace(name)(ctx, own); err != nil {
+		return "", nil, err
+	}
+	remove := func() { envfuncs.DeleteNamespace(name)(context.Background(), own) }
+	if _, err := ServiceAccountReady(name)(ctx, own); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return name, remove, nil
+}
+
+// ServiceAccountReady waits, as a step of an e2e-framework environment, for
+// the namespace's service account "default": the service account controller
+// adds it a moment after the namespace (longer on a new cluster, where it
+// first gets its own credentials), and a pod sent before then is refused.
+func ServiceAccountReady(ns string) env.Func {
+	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
+		exists := conditions.New(cfg.Client().Resources()).ResourceMatch(sa, func(k8s.Object) bool { return true })
+		if err := WaitUntil(ctx, 60*time.Second, exists); err != nil {
+			return ctx, fmt.Errorf("service account %s/default: not within 60s: %w", ns, err)
+		}
+		return ctx, nil
+	}
+}
+
+// NamespaceGone waits, as a step of an e2e-framework environment, until the
+// namespace's deletion is over: its pods are gone from the pool's nodes.
+func NamespaceGone(name string) env.Func {
+	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := WaitUntil(ctx, 60*time.Second, conditions.New(cfg.Client().Resources()).ResourceDeleted(ns)); err != nil {
+			return ctx, fmt.Errorf("namespace %s still there 60s after its deletion: %w", name, err)
+		}
+		return ctx, nil
 	}
 }

@@ -406,7 +406,7 @@ func play(ctx context.Context, t *testing.T, cfg *envconf.Config, k kubernetes.I
 	// settled waits until every pod runs, no pod is being deleted, and the
 	// pods of the ready groups are Ready: the states the model has.
 	settled := func(what string) {
-		waitFor(ctx, t, 60*time.Second, what, func(ctx context.Context) (bool, error) {
+		labenv.Poll(ctx, t, 60*time.Second, what, func(ctx context.Context) (bool, error) {
 			pods, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, nil
@@ -781,7 +781,7 @@ func waitLateReady(ctx context.Context, t *testing.T, r *resources.Resources, s 
 		}
 	}
 	cond := conditions.New(r)
-	waitFor(ctx, t, 60*time.Second, "every late pod Ready", cond.ResourceListMatchN(&corev1.PodList{}, want, func(o k8s.Object) bool {
+	labenv.Poll(ctx, t, 60*time.Second, "every late pod Ready", cond.ResourceListMatchN(&corev1.PodList{}, want, func(o k8s.Object) bool {
 		return o.GetDeletionTimestamp() == nil && isReady(o)
 	}, resources.WithLabelSelector("class="+classLate)))
 }

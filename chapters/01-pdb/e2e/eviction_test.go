@@ -107,11 +107,11 @@ func compare(ctx context.Context, t *testing.T, k kubernetes.Interface, r *resou
 	// ones can be Ready within the test.
 	cond, byApp := conditions.New(r), resources.WithLabelSelector("app="+app)
 	var pods corev1.PodList
-	waitFor(ctx, t, 90*time.Second, "pods started", cond.ResourceListMatchN(&pods, s.ready+s.unready, running, byApp))
-	waitFor(ctx, t, 60*time.Second, "pods Ready", cond.ResourceListMatchN(&pods, s.ready, isReady, byApp))
+	labenv.Poll(ctx, t, 90*time.Second, "pods started", cond.ResourceListMatchN(&pods, s.ready+s.unready, running, byApp))
+	labenv.Poll(ctx, t, 60*time.Second, "pods Ready", cond.ResourceListMatchN(&pods, s.ready, isReady, byApp))
 	for i := range s.budgets {
 		b := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", app, i), Namespace: ns}}
-		waitFor(ctx, t, 30*time.Second, "budget "+b.Name+" counted", cond.ResourceMatch(b, func(o k8s.Object) bool {
+		labenv.Poll(ctx, t, 30*time.Second, "budget "+b.Name+" counted", cond.ResourceMatch(b, func(o k8s.Object) bool {
 			b := o.(*policyv1.PodDisruptionBudget)
 			return b.Status.ObservedGeneration >= b.Generation && int(b.Status.CurrentHealthy) == s.ready
 		}))

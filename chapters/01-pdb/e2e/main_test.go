@@ -14,17 +14,11 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/e2e-framework/klient/k8s"
-	"sigs.k8s.io/e2e-framework/klient/wait"
-	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/env"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/envfuncs"
@@ -40,35 +34,9 @@ var testenv env.Environment
 func TestMain(m *testing.M) {
 	testenv = env.NewWithConfig(labenv.Config())
 	ns := envconf.RandomName("pdb-e2e", 16)
-	testenv.Setup(envfuncs.CreateNamespace(ns), serviceAccountReady(ns))
+	testenv.Setup(envfuncs.CreateNamespace(ns), labenv.ServiceAccountReady(ns))
 	testenv.Finish(envfuncs.DeleteNamespace(ns))
 	os.Exit(testenv.Run(m))
-}
-
-// serviceAccountReady waits for the namespace's service account "default":
-// the service account controller adds it a moment after the namespace, and
-// until then the ReplicaSet controller's pods are refused.
-func serviceAccountReady(ns string) env.Func {
-	return func(ctx context.Context, cfg *envconf.Config) (context.Context, error) {
-		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
-		err := wait.For(conditions.New(cfg.Client().Resources()).ResourceMatch(sa, func(k8s.Object) bool { return true }),
-			wait.WithContext(ctx), wait.WithTimeout(60*time.Second), wait.WithInterval(250*time.Millisecond), wait.WithImmediate())
-		if err != nil {
-			return ctx, fmt.Errorf("service account %s/default: not within 60s: %w", ns, err)
-		}
-		return ctx, nil
-	}
-}
-
-// waitFor waits until cond holds, asking every 250 ms, and fails the test
-// after timeout naming what it waited for; cond's error ends the wait at
-// once.
-func waitFor(ctx context.Context, t testing.TB, timeout time.Duration, what string, cond func(context.Context) (bool, error)) {
-	t.Helper()
-	err := wait.For(cond, wait.WithContext(ctx), wait.WithTimeout(timeout), wait.WithInterval(250*time.Millisecond), wait.WithImmediate())
-	if err != nil {
-		t.Fatalf("%s: not within %v: %v", what, timeout, err)
-	}
 }
 
 // podReady reports whether a pod's Ready condition is True.

@@ -55,8 +55,8 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 			}
 			cond := conditions.New(cfg.Client().Resources(ns))
 			var pods corev1.PodList
-			waitFor(ctx, t, 60*time.Second, "web Ready on "+powerNode, cond.ResourceListMatchN(&pods, 1, isReady))
-			waitFor(ctx, t, 30*time.Second, "web counted by its budget", cond.ResourceMatch(
+			labenv.Poll(ctx, t, 60*time.Second, "web Ready on "+powerNode, cond.ResourceListMatchN(&pods, 1, isReady))
+			labenv.Poll(ctx, t, 30*time.Second, "web counted by its budget", cond.ResourceMatch(
 				&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}},
 				func(o k8s.Object) bool {
 					b := o.(*policyv1.PodDisruptionBudget)
@@ -91,13 +91,13 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 			t.Cleanup(func() {
 				label("pod", pod, "")
 				label("node", powerNode, "")
-				waitFor(context.Background(), t, 60*time.Second, powerNode+" Ready and untainted again", cond.ResourceMatch(node, func(o k8s.Object) bool {
+				labenv.Poll(context.Background(), t, 60*time.Second, powerNode+" Ready and untainted again", cond.ResourceMatch(node, func(o k8s.Object) bool {
 					n := o.(*corev1.Node)
 					return !hasTaint(n, corev1.TaintNodeNotReady) && !hasTaint(n, corev1.TaintNodeUnreachable) && nodeReady(n)
 				}))
 			})
 			start := time.Now()
-			waitFor(ctx, t, 60*time.Second, powerNode+" tainted not-ready", cond.ResourceMatch(node, func(o k8s.Object) bool {
+			labenv.Poll(ctx, t, 60*time.Second, powerNode+" tainted not-ready", cond.ResourceMatch(node, func(o k8s.Object) bool {
 				return hasTaint(o.(*corev1.Node), corev1.TaintNodeNotReady)
 			}))
 			t.Logf("%s tainted not-ready %v after the power-off", powerNode, time.Since(start).Round(time.Second))

@@ -88,7 +88,7 @@ func playFastSlow(ctx context.Context, t *testing.T, cfg *envconf.Config, k kube
 	deployGroupLabels(ctx, t, k, ns, "fast", map[string]string{"app": "fast", "tier": "a"}, "")
 	deployGroupLabels(ctx, t, k, ns, "slow", map[string]string{"app": "slow", "tier": "a"}, "15s")
 	// Each deployment has one pod: two match when both do.
-	waitFor(ctx, t, 60*time.Second, "fast Ready, slow running", cond.ResourceListMatchN(&corev1.PodList{}, 2, func(o k8s.Object) bool {
+	labenv.Poll(ctx, t, 60*time.Second, "fast Ready, slow running", cond.ResourceListMatchN(&corev1.PodList{}, 2, func(o k8s.Object) bool {
 		return running(o) && isReady(o) == (o.GetLabels()["app"] == "fast")
 	}))
 	for _, b := range []diffBudget{{Name: "pdb-a", Selector: "app=slow", Min: "0"}, {Name: "pdb-b", Selector: "tier=a", Min: "1"}} {
@@ -113,7 +113,7 @@ func playFastSlow(ctx context.Context, t *testing.T, cfg *envconf.Config, k kube
 		{ObjectMeta: metav1.ObjectMeta{Name: "pdb-a", Namespace: ns}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "pdb-b", Namespace: ns}},
 	}}
-	waitFor(ctx, t, 30*time.Second, "both budgets counted", cond.ResourcesMatch(budgets, func(o k8s.Object) bool {
+	labenv.Poll(ctx, t, 30*time.Second, "both budgets counted", cond.ResourcesMatch(budgets, func(o k8s.Object) bool {
 		b := o.(*policyv1.PodDisruptionBudget)
 		return b.Status.ObservedGeneration == 1 && b.Status.ExpectedPods == expected[b.Name]
 	}))
@@ -122,7 +122,7 @@ func playFastSlow(ctx context.Context, t *testing.T, cfg *envconf.Config, k kube
 		t.Fatalf("before slow is Ready: pdb-a healthy %d, pdb-b healthy %d; want 0 and 1 (is slow already Ready?)", a.CurrentHealthy, b.CurrentHealthy)
 	}
 	// slow turns Ready; the controller syncs one budget.
-	waitFor(ctx, t, 40*time.Second, "one budget synced after slow is Ready", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 40*time.Second, "one budget synced after slow is Ready", func(ctx context.Context) (bool, error) {
 		a, b := statuses()
 		return a.CurrentHealthy == 1 || b.CurrentHealthy == 2, nil
 	})
@@ -160,7 +160,7 @@ func playFastSlow(ctx context.Context, t *testing.T, cfg *envconf.Config, k kube
 	must(t, c.ResyncBudget("pdb-b"))
 	ma, _ := c.Budget("pdb-a")
 	mb, _ := c.Budget("pdb-b")
-	waitFor(ctx, t, 20*time.Second, "both budgets up to date after their own update", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 20*time.Second, "both budgets up to date after their own update", func(ctx context.Context) (bool, error) {
 		a, b := statuses()
 		return show(a) == ma.Status.String() && show(b) == mb.Status.String(), nil
 	})

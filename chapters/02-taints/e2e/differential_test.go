@@ -30,6 +30,7 @@ import (
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/lab/differential"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // The randomized differential of chapter 2 compares the model with the lab
@@ -255,7 +256,7 @@ type observation struct {
 // controller then deleted at once, as the model said.
 func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string, error) {
 	prefix := fmt.Sprintf("opslab.dev/diff-%06d-", rand.IntN(1000000))
-	ns, remove, err := newNamespace(ctx, c.rc, "taints-diff")
+	ns, remove, err := labenv.NewNamespace(ctx, c.rc, "taints-diff")
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +290,7 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 		obs[p.Name] = &observation{created: time.Now()}
 	}
 	boundHere := func(o k8s.Object) bool { return o.(*corev1.Pod).Spec.NodeName == node }
-	if err := waitUntil(ctx, 30*time.Second, conditions.New(r.WithNamespace(ns)).ResourceListMatchN(&corev1.PodList{}, len(sc.Pods), boundHere)); err != nil {
+	if err := labenv.WaitUntil(ctx, 30*time.Second, conditions.New(r.WithNamespace(ns)).ResourceListMatchN(&corev1.PodList{}, len(sc.Pods), boundHere)); err != nil {
 		return nil, fmt.Errorf("pods of %s not bound to %s: %w", ns, node, err)
 	}
 
@@ -361,7 +362,7 @@ func (c cluster) evict(ctx context.Context, node string, sc scenario) ([]string,
 	}
 	after := time.Now()
 	defer func() {
-		err := waitUntil(context.Background(), 20*time.Second, func(ctx context.Context) (bool, error) {
+		err := labenv.WaitUntil(context.Background(), 20*time.Second, func(ctx context.Context) (bool, error) {
 			return updateTaints(ctx, c.k, node, func(ts []corev1.Taint) []corev1.Taint {
 				return slices.DeleteFunc(ts, func(t corev1.Taint) bool { return strings.HasPrefix(t.Key, prefix) })
 			}) == nil, nil
@@ -585,11 +586,10 @@ func freePoolNodes(ctx context.Context, t *testing.T, k kubernetes.Interface) []
 
 func newCluster(t *testing.T) (context.Context, cluster) {
 	t.Helper()
-	cfg, err := config()
+	rc, err := labenv.RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := rest.CopyConfig(cfg.Client().RESTConfig())
 	// A few hundred quick requests: no client-side rate limit.
 	rc.QPS, rc.Burst = -1, 0
 	k, err := kubernetes.NewForConfig(rc)

@@ -24,19 +24,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/e2e-framework/klient"
-	"sigs.k8s.io/e2e-framework/klient/conf"
 	"sigs.k8s.io/e2e-framework/klient/k8s"
-	"sigs.k8s.io/e2e-framework/klient/wait"
-	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/env"
-	"sigs.k8s.io/e2e-framework/pkg/envconf"
-	"sigs.k8s.io/e2e-framework/pkg/envfuncs"
 
 	"github.com/opslab/opslab/internal/kubeio"
 	"github.com/opslab/opslab/lab/labenv"
@@ -53,12 +45,7 @@ var (
 // pods, and the timetable lists every pod of the namespace it is given.
 func TestMain(m *testing.M) {
 	kubeconfig, kubeContext = labenv.Kubeconfig(), labenv.Context()
-	cfg, err := config()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
-		os.Exit(1)
-	}
-	testenv = env.NewWithConfig(cfg)
+	testenv = env.NewWithConfig(labenv.Config())
 	code := testenv.Run(m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -66,75 +53,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// config is labenv.Config with a client for the context $OPSLAB_CONTEXT
-// names: e2e-framework's own client reads only the kubeconfig's current
-// context, and the timetable is run with --context.
-func config() (*envconf.Config, error) {
-	rc, err := conf.NewWithContextName(kubeconfig, kubeContext)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s, context %s: %w", kubeconfig, kubeContext, err)
-	}
-	c, err := klient.New(rc)
-	if err != nil {
-		return nil, err
-	}
-	return labenv.Config().WithClient(c), nil
-}
-
 // namespace makes a namespace for the test, named prefix and random
 // letters, and deletes it when the test ends: an end-to-end test leaves the
 // lab as it found it.
 func namespace(ctx context.Context, t testing.TB, rc *rest.Config, prefix string) string {
 	t.Helper()
-	ns, remove, err := newNamespace(ctx, rc, prefix)
+	ns, remove, err := labenv.NewNamespace(ctx, rc, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(remove)
 	return ns
-}
-
-// newNamespace makes a namespace with envfuncs.CreateNamespace, waits for
-// its service account "default", and returns its name and a function that
-// deletes it. The service account controller adds "default" a moment after
-// the namespace (longer on a new cluster, where it first gets its own
-// credentials), and a pod sent before then is refused.
-func newNamespace(ctx context.Context, rc *rest.Config, prefix string) (string, func(), error) {
-	// A client and a config of their own: a client's Resources keeps the
-	// namespace it was last asked for, CreateNamespace makes the namespace
-	// the config's default, and the differential makes namespaces side by
-	// side.
-	c, err := klient.New(rc)
-	if err != nil {
-		return "", nil, err
-	}
-	own := envconf.New().WithClient(c)
-	name := envconf.RandomName(prefix, len(prefix)+9)
-	if _, err := envfuncs.CreateNamespace(name)(ctx, own); err != nil {
-		return "", nil, err
-	}
-	remove := func() { envfuncs.DeleteNamespace(name)(context.Background(), own) }
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}}
-	exists := conditions.New(c.Resources()).ResourceMatch(sa, func(k8s.Object) bool { return true })
-	if err := waitUntil(ctx, 60*time.Second, exists); err != nil {
-		remove()
-		return "", nil, fmt.Errorf("service account %s/default: not within 60s: %w", name, err)
-	}
-	return name, remove, nil
-}
-
-// waitUntil asks cond every 250 ms until it holds, for at most timeout;
-// cond's error ends the wait at once.
-func waitUntil(ctx context.Context, timeout time.Duration, cond func(context.Context) (bool, error)) error {
-	return wait.For(cond, wait.WithContext(ctx), wait.WithTimeout(timeout), wait.WithInterval(250*time.Millisecond), wait.WithImmediate())
-}
-
-// waitFor is waitUntil that fails the test, naming what it waited for.
-func waitFor(ctx context.Context, t testing.TB, timeout time.Duration, what string, cond func(context.Context) (bool, error)) {
-	t.Helper()
-	if err := waitUntil(ctx, timeout, cond); err != nil {
-		t.Fatalf("%s: not within %v: %v", what, timeout, err)
-	}
 }
 
 // podReady is kubeio.PodReady for e2e-framework's conditions, which hand

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // TestTerminatingPodReplacedByReplicaSetOnly shows the two owners of the
@@ -74,7 +75,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 				return list.Items
 			}
 			var cache0, db0 corev1.Pod
-			waitFor(ctx, t, 60*time.Second, "cache and db-0 running on "+node, func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 60*time.Second, "cache and db-0 running on "+node, func(ctx context.Context) (bool, error) {
 				c, d := pods(ctx, "cache"), pods(ctx, "db")
 				if len(c) != 1 || len(d) != 1 || c[0].Spec.NodeName == "" || d[0].Spec.NodeName == "" {
 					return false, nil
@@ -90,7 +91,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 			deleted := time.Now()
 
 			// The ReplicaSet does not count a Terminating pod: a new one.
-			waitFor(ctx, t, 30*time.Second, "a replacement for "+cache0.Name+" while it is Terminating", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 30*time.Second, "a replacement for "+cache0.Name+" while it is Terminating", func(ctx context.Context) (bool, error) {
 				var old, replacement bool
 				for _, p := range pods(ctx, "cache") {
 					switch {
@@ -128,7 +129,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			gone := time.Now()
-			waitFor(ctx, t, 30*time.Second, "a new db-0 after the old one is gone", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, 30*time.Second, "a new db-0 after the old one is gone", func(ctx context.Context) (bool, error) {
 				for _, p := range pods(ctx, "db") {
 					if p.UID != db0.UID && p.Name == "db-0" {
 						return true, nil
@@ -146,7 +147,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 // kubelet, until none is left (an owner may still be making one).
 func forceDeleteAll(ctx context.Context, k kubernetes.Interface, ns string) {
 	zero := int64(0)
-	waitUntil(ctx, 20*time.Second, func(ctx context.Context) (bool, error) {
+	labenv.WaitUntil(ctx, 20*time.Second, func(ctx context.Context) (bool, error) {
 		list, err := k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
+
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // TestHandEditedNodeStatusWrittenBack is the other half of why the lab uses
@@ -58,13 +60,13 @@ func TestHandEditedNodeStatusWrittenBack(t *testing.T) {
 				}
 				return false
 			}
-			waitFor(ctx, t, 30*time.Second, node+" Ready=True again", match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, ready))
+			labenv.Poll(ctx, t, 30*time.Second, node+" Ready=True again", match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, ready))
 			t.Logf("kwok wrote Ready=True back on %s %v after the hand edit", node, time.Since(edited).Round(100*time.Millisecond))
 			renewed := func(o k8s.Object) bool {
 				l := o.(*coordinationv1.Lease)
 				return l.Spec.RenewTime != nil && lease.Spec.RenewTime != nil && l.Spec.RenewTime.After(lease.Spec.RenewTime.Time)
 			}
-			waitFor(ctx, t, 60*time.Second, "the Lease of "+node+" renewed", match(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: corev1.NamespaceNodeLease}}, renewed))
+			labenv.Poll(ctx, t, 60*time.Second, "the Lease of "+node+" renewed", match(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: corev1.NamespaceNodeLease}}, renewed))
 			t.Logf("the Lease kube-node-lease/%s was renewed", node)
 			return ctx
 		}).Feature()

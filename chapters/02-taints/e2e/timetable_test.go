@@ -70,7 +70,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			waitFor(ctx, t, 60*time.Second, "every pod Ready", conditions.New(cfg.Client().Resources(ns)).ResourceListMatchN(&corev1.PodList{}, len(pods), podReady))
+			labenv.Poll(ctx, t, 60*time.Second, "every pod Ready", conditions.New(cfg.Client().Resources(ns)).ResourceListMatchN(&corev1.PodList{}, len(pods), podReady))
 
 			// The prediction, from the command a learner runs.
 			out, err := timetable(ctx, "--kubeconfig", kubeconfig, "--context", kubeContext, "-n", ns, "--node", node, "-o", "json", key+":NoExecute")
@@ -153,7 +153,7 @@ func secondsOf(p prediction) string {
 func evicted(ctx context.Context, t *testing.T, k kubernetes.Interface, ns, pod string) {
 	t.Helper()
 	want := "Marking for deletion Pod " + ns + "/" + pod
-	waitFor(ctx, t, 10*time.Second, "event TaintManagerEviction for "+pod, func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 10*time.Second, "event TaintManagerEviction for "+pod, func(ctx context.Context) (bool, error) {
 		evs, err := k.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=TaintManagerEviction,involvedObject.name=" + pod})
 		if err != nil {
 			return false, nil

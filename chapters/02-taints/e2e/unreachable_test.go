@@ -44,7 +44,7 @@ func TestHandMadeUnreachableTaintRemoved(t *testing.T) {
 				}
 				return true
 			}
-			waitFor(ctx, t, 60*time.Second, "unreachable taint gone from "+node, conditions.New(cfg.Client().Resources()).ResourceMatch(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, untainted))
+			labenv.Poll(ctx, t, 60*time.Second, "unreachable taint gone from "+node, conditions.New(cfg.Client().Resources()).ResourceMatch(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, untainted))
 			t.Logf("the controller removed the unreachable taint from %s %v after it was added", node, time.Since(start).Round(100*time.Millisecond))
 			return ctx
 		}).Feature()

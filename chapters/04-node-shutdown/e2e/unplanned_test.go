@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 const (
@@ -60,13 +61,13 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 			}
 			cond := conditions.New(cfg.Client().Resources(s.ns))
 			pod := db0(s.ns)
-			waitFor(ctx, t, 60*time.Second, "db-0 Running and Ready", cond.ResourceMatch(pod, func(o k8s.Object) bool {
+			labenv.Poll(ctx, t, 60*time.Second, "db-0 Running and Ready", cond.ResourceMatch(pod, func(o k8s.Object) bool {
 				p := o.(*corev1.Pod)
 				return p.Spec.NodeName != "" && podReady(p)
 			}))
 			s.deadNode, s.oldUID = pod.Spec.NodeName, pod.UID
 			power(t, "off", s.deadNode)
-			waitFor(ctx, t, 150*time.Second, "db-0 marked for deletion after its node went NotReady", cond.ResourceMatch(db0(s.ns), func(o k8s.Object) bool {
+			labenv.Poll(ctx, t, 150*time.Second, "db-0 marked for deletion after its node went NotReady", cond.ResourceMatch(db0(s.ns), func(o k8s.Object) bool {
 				return o.GetDeletionTimestamp() != nil
 			}))
 			s.terminating = time.Now()
@@ -121,7 +122,7 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 				}
 				bound = max(bound, model.Gone.At-time.Minute)
 			}
-			waitFor(ctx, t, bound+slack, "old db-0 gone", func(ctx context.Context) (bool, error) {
+			labenv.Poll(ctx, t, bound+slack, "old db-0 gone", func(ctx context.Context) (bool, error) {
 				p, err := s.k.CoreV1().Pods(s.ns).Get(ctx, "db-0", metav1.GetOptions{})
 				return apierrors.IsNotFound(err) || err == nil && p.UID != s.oldUID, nil
 			})
@@ -132,7 +133,7 @@ func TestUnplannedShutdownMatchesModel(t *testing.T) {
 			s := ctx.Value(stateKey).(*scenario)
 			// A fresh object: the old db-0, with its deletionTimestamp, is gone.
 			pod := db0(s.ns)
-			waitFor(ctx, t, 60*time.Second, "new db-0 Running and Ready", conditions.New(cfg.Client().Resources(s.ns)).ResourceMatch(pod, func(o k8s.Object) bool {
+			labenv.Poll(ctx, t, 60*time.Second, "new db-0 Running and Ready", conditions.New(cfg.Client().Resources(s.ns)).ResourceMatch(pod, func(o k8s.Object) bool {
 				p := o.(*corev1.Pod)
 				return p.UID != s.oldUID && p.DeletionTimestamp == nil && podReady(p)
 			}))
