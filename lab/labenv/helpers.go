@@ -117,6 +117,19 @@ func NewNamespace(ctx context.Context, rc *rest.Config, prefix string) (string, 
 	return name, remove, nil
 }
 
+// TestNamespace is NewNamespace for a test: the test fails when the
+// namespace cannot be made, and the namespace goes when the test ends, so an
+// end-to-end test leaves the lab as it found it.
+func TestNamespace(ctx context.Context, t testing.TB, rc *rest.Config, prefix string) string {
+	t.Helper()
+	ns, remove, err := NewNamespace(ctx, rc, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remove)
+	return ns
+}
+
 // ServiceAccountReady waits, as a step of an e2e-framework environment, for
 // the namespace's service account "default": the service account controller
 // adds it a moment after the namespace (longer on a new cluster, where it

@@ -614,7 +614,7 @@ func TestDifferential(t *testing.T) {
 	}
 
 	t.Run("validation", func(t *testing.T) {
-		ns := namespace(ctx, t, c.rc, "taints-diff")
+		ns := labenv.TestNamespace(ctx, t, c.rc, "taints-diff")
 		start, refused := time.Now(), 0
 		for _, sc := range valCases {
 			mismatch, err := c.validate(ctx, ns, sc)
@@ -719,7 +719,7 @@ func TestDifferentialReplay(t *testing.T) {
 			}
 			switch sc.Kind {
 			case "validation":
-				ns := namespace(ctx, t, c.rc, "taints-diff")
+				ns := labenv.TestNamespace(ctx, t, c.rc, "taints-diff")
 				m, err := c.validate(ctx, ns, sc)
 				if err != nil {
 					t.Fatal(err)

@@ -26,7 +26,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/e2e-framework/klient/k8s"
 	"sigs.k8s.io/e2e-framework/pkg/env"
 
@@ -51,19 +50,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
-}
-
-// namespace makes a namespace for the test, named prefix and random
-// letters, and deletes it when the test ends: an end-to-end test leaves the
-// lab as it found it.
-func namespace(ctx context.Context, t testing.TB, rc *rest.Config, prefix string) string {
-	t.Helper()
-	ns, remove, err := labenv.NewNamespace(ctx, rc, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(remove)
-	return ns
 }
 
 // podReady is kubeio.PodReady for e2e-framework's conditions, which hand

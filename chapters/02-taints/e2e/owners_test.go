@@ -32,7 +32,7 @@ func TestTerminatingPodReplacedByReplicaSetOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 			node := untaintedPoolNode(ctx, t, k, false)
-			ns := namespace(ctx, t, cfg.Client().RESTConfig(), "taints-e2e-owners")
+			ns := labenv.TestNamespace(ctx, t, cfg.Client().RESTConfig(), "taints-e2e-owners")
 			one := int32(1)
 			template := func(app string) corev1.PodTemplateSpec {
 				return corev1.PodTemplateSpec{

@@ -44,7 +44,7 @@ func TestTimetableMatchesEvictions(t *testing.T) {
 				t.Fatal(err)
 			}
 			node := untaintedPoolNode(ctx, t, k, true)
-			ns := namespace(ctx, t, cfg.Client().RESTConfig(), "taints-e2e")
+			ns := labenv.TestNamespace(ctx, t, cfg.Client().RESTConfig(), "taints-e2e")
 			tolerate := func(key string, seconds *int64) []corev1.Toleration {
 				return []corev1.Toleration{{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}}
 			}

@@ -25,6 +25,7 @@ import (
 
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 type ctxKey struct{}
@@ -80,7 +81,7 @@ func TestClassificationAndSeats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name, remove, err := newNamespace(ctx, cfg.Client().RESTConfig(), "apf-e2e-")
+			name, remove, err := labenv.NewNamespace(ctx, cfg.Client().RESTConfig(), "apf-e2e-")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +150,7 @@ func TestClassificationAndSeats(t *testing.T) {
 			// of the remaining levels change, then compare all of them.
 			// (The gauge of the deleted level keeps its last value, so it
 			// is not what to wait for.)
-			err = waitUntil(ctx, 20*time.Second, func(ctx context.Context) (bool, error) {
+			err = labenv.WaitUntil(ctx, 20*time.Second, func(ctx context.Context) (bool, error) {
 				now, err := kube.NominalSeats(ctx, fx.client)
 				return err == nil && now["workload-low"] != before["workload-low"], err
 			})
@@ -244,7 +245,7 @@ func createLevelAndSchema(ctx context.Context, t *testing.T, fx *fixture) {
 		}
 	}
 	// The server takes new objects within moments; its metric appears when it has.
-	waitFor(ctx, t, 20*time.Second, "the server's seats for level "+fx.name, func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 20*time.Second, "the server's seats for level "+fx.name, func(ctx context.Context) (bool, error) {
 		seats, err := kube.NominalSeats(ctx, fx.client)
 		if err != nil {
 			return false, err
@@ -421,7 +422,7 @@ func digested(ctx context.Context, t *testing.T, res *resources.Resources, name 
 	t.Helper()
 	var cond flowcontrol.FlowSchemaCondition
 	fs := &flowcontrol.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	err := waitUntil(ctx, 20*time.Second, conditions.New(res).ResourceMatch(fs, func(k8s.Object) bool {
+	err := labenv.WaitUntil(ctx, 20*time.Second, conditions.New(res).ResourceMatch(fs, func(k8s.Object) bool {
 		for _, c := range fs.Status.Conditions {
 			if c.Type == flowcontrol.FlowSchemaConditionDangling {
 				cond = c

@@ -24,6 +24,7 @@ import (
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/lab/differential"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // The differential's defaults: a fixed seed, and few enough scenarios to
@@ -248,7 +249,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 	}()
 	// The server has taken the objects when every schema has its Dangling
 	// condition and every level its seats.
-	waitFor(ctx, t, 30*time.Second, "the server takes the scenario's objects", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 30*time.Second, "the server takes the scenario's objects", func(ctx context.Context) (bool, error) {
 		list, err := fc.FlowSchemas().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -304,7 +305,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 	// keep the differences of the last reading. (Each reading has the
 	// test's context, not the wait's, which may end in the middle of one.)
 	var seatDiffs []mismatch
-	waitUntil(ctx, 3*time.Second, func(context.Context) (bool, error) {
+	labenv.WaitUntil(ctx, 3*time.Second, func(context.Context) (bool, error) {
 		seatDiffs = nil
 		m := readMetrics(ctx, t, client)
 		for _, s := range model.Seats(apf.DefaultServerSeats) {

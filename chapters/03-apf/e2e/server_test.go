@@ -28,6 +28,7 @@ import (
 	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/watchexempt"
+	"github.com/opslab/opslab/lab/labenv"
 )
 
 // fixtureName returns a fresh name for a test's objects: apf-e2e-XXXXX.
@@ -86,7 +87,7 @@ func userSchema(ctx context.Context, t *testing.T, client kubernetes.Interface, 
 // waitClassified sends r until the server classifies it into schema.
 func waitClassified(ctx context.Context, t *testing.T, cfg *rest.Config, r kube.Request, schema *flowcontrol.FlowSchema) {
 	t.Helper()
-	waitFor(ctx, t, 20*time.Second, fmt.Sprintf("requests of %s classified into %s", r.User, schema.Name), func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 20*time.Second, fmt.Sprintf("requests of %s classified into %s", r.User, schema.Name), func(ctx context.Context) (bool, error) {
 		p, err := kube.Send(ctx, cfg, r)
 		return err == nil && p.FlowSchemaUID == string(schema.UID), nil
 	})
@@ -190,7 +191,7 @@ func TestEnsurerPutsDefaultsBack(t *testing.T) {
 	}
 	start := time.Now()
 	var back, restored, gone time.Duration
-	waitFor(ctx, t, 80*time.Second, "the ensurer's pass: "+deleted+" re-created, "+edited+" restored, "+stale+" deleted", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 80*time.Second, "the ensurer's pass: "+deleted+" re-created, "+edited+" restored, "+stale+" deleted", func(ctx context.Context) (bool, error) {
 		if back == 0 {
 			if _, err := fcs.Get(ctx, deleted, metav1.GetOptions{}); err == nil {
 				back = time.Since(start)
@@ -239,7 +240,7 @@ type listSeatsCase struct {
 func TestWorkEstimatesAgainstServer(t *testing.T) {
 	ctx := context.Background()
 	cfg, client := cluster(t)
-	ns := namespace(ctx, t, cfg, "apf-e2e-")
+	ns := labenv.TestNamespace(ctx, t, cfg, "apf-e2e-")
 	base := fixtureName()
 	narrow, wide := base+"-narrow", base+"-wide"
 	level(ctx, t, client, narrow, 5, 0, ptr(int32(0)), &flowcontrol.QueuingConfiguration{Queues: 16, HandSize: 4, QueueLengthLimit: 20})
@@ -259,7 +260,7 @@ func TestWorkEstimatesAgainstServer(t *testing.T) {
 	}
 	// The server measures a resource about once a minute.
 	var stats apf.ResourceStats
-	waitFor(ctx, t, 200*time.Second, "the server's size estimate of configmaps above 1.2 MB", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 200*time.Second, "the server's size estimate of configmaps above 1.2 MB", func(ctx context.Context) (bool, error) {
 		m := readMetrics(ctx, t, client)
 		stats = statsOf(m)
 		return stats.Objects*stats.AverageSize > 1_200_000, nil
@@ -405,7 +406,7 @@ func rawRequest(ctx context.Context, cfg *rest.Config, user string, groups []str
 func TestRequestsAPFNeverSees(t *testing.T) {
 	ctx := context.Background()
 	cfg, _ := cluster(t)
-	ns := namespace(ctx, t, cfg, "apf-e2e-")
+	ns := labenv.TestNamespace(ctx, t, cfg, "apf-e2e-")
 	for _, tc := range []struct {
 		name, path string
 		classified bool
@@ -444,7 +445,7 @@ func TestRequestsAPFNeverSees(t *testing.T) {
 func TestRejectedWithRetryAfter(t *testing.T) {
 	ctx := context.Background()
 	cfg, client := cluster(t)
-	ns := namespace(ctx, t, cfg, "apf-e2e-")
+	ns := labenv.TestNamespace(ctx, t, cfg, "apf-e2e-")
 	name := fixtureName() + "-none"
 	pl := level(ctx, t, client, name, 0, 0, ptr(int32(0)), nil)
 	fs := userSchema(ctx, t, client, name, name, name)
@@ -458,7 +459,7 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 	}
 	waitClassified(ctx, t, cfg, kube.Request{User: name, Verb: "get", Path: "/version"}, fs)
 	// The authorizer learns of the binding within moments.
-	waitFor(ctx, t, 20*time.Second, name+" may create configmaps", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 20*time.Second, name+" may create configmaps", func(ctx context.Context) (bool, error) {
 		body := strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe"}}`)
 		return sendRaw(ctx, t, cfg, name, nil, "POST", "/api/v1/namespaces/"+ns+"/configmaps?dryRun=All", body).StatusCode == http.StatusCreated, nil
 	})
@@ -510,7 +511,7 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 	ctx := context.Background()
 	cfg, client := cluster(t)
-	ns := namespace(ctx, t, cfg, "apf-e2e-")
+	ns := labenv.TestNamespace(ctx, t, cfg, "apf-e2e-")
 	sa, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "impersonator"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -541,7 +542,7 @@ func TestNodeImpersonationDependsOnHistory(t *testing.T) {
 	path := "/api/v1/namespaces/" + ns + "/pods/none"
 	// The binding reaches the authorizer within moments: wait until the
 	// account may read pods, which needs no impersonation.
-	waitFor(ctx, t, 20*time.Second, "the impersonator's binding", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 20*time.Second, "the impersonator's binding", func(ctx context.Context) (bool, error) {
 		return sendRaw(ctx, t, as, "", nil, "GET", path, nil).StatusCode == http.StatusNotFound, nil
 	})
 	schemaOf := func(groups []string) string {
@@ -652,7 +653,7 @@ func TestExemptWatcher(t *testing.T) {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { _, err := watchexempt.Watch(wctx, client, &buf); done <- err }()
-	waitFor(ctx, t, 10*time.Second, "the watcher's first list", func(context.Context) (bool, error) { return buf.String() != "", nil })
+	labenv.Poll(ctx, t, 10*time.Second, "the watcher's first list", func(context.Context) (bool, error) { return buf.String() != "", nil })
 	_, model := loadModel(ctx, t, client)
 	var names []string
 	for _, fs := range model.Exempt() {
@@ -665,13 +666,13 @@ func TestExemptWatcher(t *testing.T) {
 	}
 	name := fixtureName() + "-exempt"
 	fs := userSchema(ctx, t, client, name, name, "exempt")
-	waitFor(ctx, t, 10*time.Second, "the watcher's + line", func(context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 10*time.Second, "the watcher's + line", func(context.Context) (bool, error) {
 		return strings.Contains(buf.String(), "+ "+name+"\n"), nil
 	})
 	if err := client.FlowcontrolV1().FlowSchemas().Delete(ctx, fs.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(ctx, t, 10*time.Second, "the watcher's - line", func(context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 10*time.Second, "the watcher's - line", func(context.Context) (bool, error) {
 		return strings.Contains(buf.String(), "- "+name+"\n"), nil
 	})
 	cancel()
@@ -717,7 +718,7 @@ func TestSeatlessQueueTimesOut(t *testing.T) {
 	level(ctx, t, client, name, 0, 0, ptr(int32(0)), &flowcontrol.QueuingConfiguration{Queues: 4, HandSize: 2, QueueLengthLimit: 10})
 	fs := userSchema(ctx, t, client, name, name, name)
 	r := kube.Request{User: name, Verb: "get", Path: "/version"}
-	waitFor(ctx, t, 20*time.Second, "requests of "+name+" classified into "+name, func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 20*time.Second, "requests of "+name+" classified into "+name, func(ctx context.Context) (bool, error) {
 		p, err := kube.SendWithin(ctx, cfg, r, 2*time.Second)
 		return err == nil && p.FlowSchemaUID == string(fs.UID), nil
 	})
