@@ -25,7 +25,7 @@ func TestWho(t *testing.T) {
 		{"controller", "the taint eviction controller under its own account", taintCtl, false, false, true},
 		{"as_controller", "kubectl --as the controller is a person", asCtl, true, false, false},
 		{"token", "the controller's token in kubectl is not the controller", withCtlToken, false, false, false},
-		{"as_scheduler_agent", "a person impersonating, whatever the agent says", actor{"kwok-admin", "someone", scheduler.agent}, true, false, false},
+		{"as_scheduler_agent", "a person impersonating, whatever the agent says", actor{User: "kwok-admin", As: "someone", Agent: scheduler.Agent}, true, false, false},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

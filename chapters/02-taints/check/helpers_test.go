@@ -13,6 +13,7 @@ import (
 
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/audit/audittest"
 )
 
 // The judges are tested on what a cluster would hold after each way the lab
@@ -26,17 +27,17 @@ var t0 = time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 
 // An actor is who sent a request, as the audit log names them.
-type actor struct{ user, as, agent string }
+type actor = audittest.Actor
 
 var (
-	learner   = actor{"kwok-admin", "", "kubectl/v1.36.3 (linux/amd64) kubernetes/abc"}
-	scheduler = actor{"kwok-admin", "", "kube-scheduler/v1.36.3 (linux/amd64) kubernetes/abc/scheduler"}
-	kwok      = actor{"kwok-admin", "", "kwok-controller/v0.8.0 (linux/amd64)"}
-	taintCtl  = actor{audit.TaintEviction, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/abc/system:serviceaccount:kube-system:node-controller"}
-	stsCtl    = actor{audit.StatefulSetController, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/abc/system:serviceaccount:kube-system:statefulset-controller"}
-	asCtl     = actor{"kwok-admin", audit.TaintEviction, "kubectl/v1.36.3 (linux/amd64) kubernetes/abc"}
+	learner   = audittest.Learner
+	scheduler = audittest.Scheduler
+	kwok      = audittest.Kwok
+	taintCtl  = audittest.Controller("node-controller")
+	stsCtl    = audittest.Controller("statefulset-controller")
+	asCtl     = audittest.Impersonating(audit.TaintEviction)
 	// A learner who minted the controller's token and used it with kubectl.
-	withCtlToken = actor{audit.TaintEviction, "", "kubectl/v1.36.3 (linux/amd64) kubernetes/abc"}
+	withCtlToken = audittest.WithToken(audit.TaintEviction)
 )
 
 // req is a granted request of a at s seconds into the lab, on res ("pods",
@@ -53,7 +54,7 @@ func req(a actor, verb, res, name string, s float64) audit.Event {
 	}
 	return audit.Event{
 		Received: at(s), Time: at(s).Add(5 * time.Millisecond),
-		User: a.user, Impersonated: a.as, UserAgent: a.agent,
+		User: a.User, Impersonated: a.As, UserAgent: a.Agent,
 		Verb: verb, Resource: r, Subresource: sub, Namespace: ns, Name: name, Code: code,
 	}
 }

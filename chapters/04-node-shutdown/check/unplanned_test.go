@@ -13,6 +13,7 @@ import (
 
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/audit/audittest"
 )
 
 // t0 is when the lab's namespace was created in the fixtures; at(s) is s
@@ -21,26 +22,22 @@ var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 
-// An actor is who sends a request, as the audit log records it.
-type actor struct{ user, as, agent string }
+// An actor is who sends a request, as the audit log records it, with the
+// requests of the chapter's lab it may send.
+type actor struct{ audittest.Actor }
 
-const kubectlAgent = "kubectl/v1.36.3 (linux/amd64) kubernetes/$Format"
-
-func controller(sa string) actor {
-	id := "system:serviceaccount:kube-system:" + sa
-	return actor{id, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/" + id}
-}
+const kubectlAgent = audittest.KubectlAgent
 
 var (
-	learner    = actor{"kwok-admin", "", kubectlAgent}
-	scheduler  = actor{"kwok-admin", "", "kube-scheduler/v1.36.3 (linux/amd64) kubernetes/$Format/scheduler"}
-	kwok       = actor{"kwok-admin", "", "kwok-controller/v0.8.0 (linux/amd64) kubernetes/$Format"}
-	manager    = actor{"kwok-admin", "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/kube-controller-manager"}
-	nodeCtl    = controller("node-controller")
-	podGC      = controller("pod-garbage-collector")
-	stsCtl     = controller("statefulset-controller")
-	asPodGC    = actor{"kwok-admin", audit.PodGC, kubectlAgent}
-	podGCToken = actor{audit.PodGC, "", kubectlAgent}
+	learner    = actor{audittest.Learner}
+	scheduler  = actor{audittest.Scheduler}
+	kwok       = actor{audittest.Kwok}
+	manager    = actor{audittest.Manager}
+	nodeCtl    = actor{audittest.Controller("node-controller")}
+	podGC      = actor{audittest.Controller("pod-garbage-collector")}
+	stsCtl     = actor{audittest.Controller("statefulset-controller")}
+	asPodGC    = actor{audittest.Impersonating(audit.PodGC)}
+	podGCToken = actor{audittest.WithToken(audit.PodGC)}
 )
 
 // req is one granted request of a at s seconds: res is "pods", "pods/binding",
@@ -62,7 +59,7 @@ func (a actor) req(s float64, verb, res, ns, name, query string) audit.Event {
 	if query != "" {
 		uri += "?" + query
 	}
-	return audit.Event{Received: at(s - 0.005), Time: at(s), User: a.user, Impersonated: a.as, UserAgent: a.agent,
+	return audit.Event{Received: at(s - 0.005), Time: at(s), User: a.User, Impersonated: a.As, UserAgent: a.Agent,
 		Verb: verb, Resource: r, Subresource: sub, Namespace: ns, Name: name, URI: uri, Code: code}
 }
 
@@ -225,7 +222,7 @@ func (r *record) node(name string) *corev1.Node {
 }
 
 func notBy(a actor) func(audit.Event) bool {
-	return func(e audit.Event) bool { return e.User != a.user || e.UserAgent != a.agent || e.Impersonated != a.as }
+	return func(e audit.Event) bool { return !a.Sent(e) }
 }
 
 // restarted adds a restart of db-0 on shutdown-1 at s seconds: a graceful
