@@ -572,7 +572,10 @@ func compareStatuses(ctx context.Context, t *testing.T, k kubernetes.Interface, 
 		}
 		var observed bool
 		var getErr error
-		err := wait.For(func(ctx context.Context) (bool, error) {
+		// Each read uses the test's context, not the wait's: near the
+		// wait's deadline client-go's rate limiter would refuse a read
+		// rather than make it, and that is no answer from the server.
+		err := wait.For(func(context.Context) (bool, error) {
 			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				getErr = err
