@@ -2,23 +2,30 @@
 # test.sh is make test: the project's whole test suite.
 #
 #  1. go vet and go test ./... : models, claims, transcripts, prose quotes
-#     and proofs, the site; then the site's browser tests in headless
-#     Chromium (installed from Debian's packages when missing). Nothing here
-#     needs a cluster.
-#  2. A private lab cluster, opslab-test, with its own kubeconfig, so a
-#     learner's opslab cluster and kubeconfig are never touched.
-#  3. The end-to-end suite on it: the cluster's smoke tests, then each
-#     chapter's comparisons of its model with the real control plane.
-#  4. Every chapter's lab checks: each must fail on every cheat (a state
-#     that reaches the lab's final picture without its behaviour: the
-#     chapter's TestCheat tests), fail on the untouched cluster, then pass
-#     after the chapter's reference solution.
+#     and proofs, the site, the chapter contract. Nothing here needs a
+#     cluster.
+#  2. The site's browser tests in headless Chromium (installed from Debian's
+#     packages when missing). They start here and run beside steps 3 to 5.
+#  3. A private lab cluster, opslab-test, with its own kubeconfig, so a
+#     learner's opslab cluster and kubeconfig are never touched; its smoke
+#     tests.
+#  4. Each chapter, in one lane: its end-to-end tests (the model against the
+#     real control plane), then its lab checks: each must fail on every cheat
+#     (a state that reaches the lab's final picture without its behaviour:
+#     the chapter's TestCheat tests), fail on the untouched cluster, then
+#     pass after the chapter's reference solution. Chapters whose labs need
+#     no node of their own (chapter 3: requests, not pods) run in a lane
+#     beside the others; the chapters that take nodes down share a lane,
+#     one after another, because the node lifecycle controller judges and
+#     rate-limits by zone, and two chapters' failing nodes in one zone would
+#     change each other's timings.
 #  5. Grading the solved cluster as the least-privileged grader, which must
 #     change nothing.
 #  6. The site, built with the results of every suite: a proof whose test
 #     failed or did not run fails the build.
 #  The cluster is removed at the end, whether the suite passed or failed.
-#  Results and screenshots are left in .artifacts/.
+#  Results, each lane's log and screenshots are left in .artifacts/.
+#  OPSLAB_TEST_SERIAL=1 runs everything one step after another.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
 cd "$OPSLAB_ROOT"
@@ -46,9 +53,17 @@ for mod in chapters/*/*/go.mod; do
 	(cd "$dir" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$dir" | tr / -)-results.json"
 done
 
-step "browser tests in headless Chromium"
+# The browser tests need no cluster and mostly wait on the browser: they run
+# beside the cluster's steps, their output kept for the end.
+step "browser tests in headless Chromium (beside the cluster's steps; log in .artifacts/browser.log)"
 lab/scripts/require-chromium.sh
-go test -tags browser -count=1 -json ./site/browsertest | testlog .artifacts/browser-results.json
+browser() { go test -tags browser -count=1 -json ./site/browsertest | testlog .artifacts/browser-results.json; }
+if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
+	browser
+else
+	browser >.artifacts/browser.log 2>&1 &
+	browser_pid=$!
+fi
 
 step "lab binaries"
 lab/scripts/build-binaries.sh
@@ -59,6 +74,8 @@ export KUBECONFIG=$LAB_CACHE/opslab-test.kubeconfig
 export PATH=$LAB_BIN:$PATH
 cleanup() {
 	status=$?
+	# A lane or the browser tests still running when a step failed.
+	jobs -p | xargs -r kill 2>/dev/null || true
 	step "removing the test cluster"
 	lab/scripts/lab-down.sh || true
 	rm -f "$KUBECONFIG"
@@ -78,32 +95,74 @@ lab/scripts/lab-up.sh
 step "end-to-end: the lab cluster's smoke suite"
 go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json
 
-# The chapters' end-to-end tests are the test files with the e2e build tag.
-e2e_pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' chapters labcheck 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
-if [ -n "$e2e_pkgs" ]; then
-	step "end-to-end: the chapters' models against the real control plane"
-	# shellcheck disable=SC2086
-	go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json $e2e_pkgs | testlog .artifacts/e2e-results.json
-fi
-
 go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
-for dir in chapters/*/; do
+
+# chapter DIR: the chapter's end-to-end tests, then its checks against its
+# cheats, the untouched cluster and the reference solution. Each step ends
+# the chapter on failure by itself (|| return): a function run as a lane is
+# on the left of || or in the background, where set -e does not reach.
+chapter() {
+	local dir=$1 n pkgs
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
-	[ -x "$dir/lab/solve.sh" ] || continue
+	pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' "$dir" | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
+	if [ -n "$pkgs" ]; then
+		step "chapter $n: its model against the real control plane"
+		# shellcheck disable=SC2086
+		go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json $pkgs | testlog ".artifacts/e2e-$n-results.json" || return
+	fi
+	[ -x "$dir/lab/solve.sh" ] || return 0
 	if grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
 		step "chapter $n: every check fails on every cheat"
-		go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$dir..." | testlog ".artifacts/cheats-$n-results.json"
+		go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$dir/..." | testlog ".artifacts/cheats-$n-results.json" || return
 	fi
 	step "chapter $n: every check fails on the untouched cluster"
-	"$LAB_CACHE/labcheck" --chapter "$n" --expect fail
+	"$LAB_CACHE/labcheck" --chapter "$n" --expect fail || return
 	step "chapter $n: the reference solution"
-	"$dir/lab/solve.sh"
+	"$dir/lab/solve.sh" || return
 	step "chapter $n: every check passes after it"
-	"$LAB_CACHE/labcheck" --chapter "$n" --expect pass
+	"$LAB_CACHE/labcheck" --chapter "$n" --expect pass || return
+}
+
+# A chapter's lab takes nodes down when its pool appears in a manifest of
+# its lab or in its tests.
+takes_nodes() { grep -rqE 'opslab\.dev/pool' "$1"; }
+
+node_lane=() side_lane=()
+for dir in chapters/*/; do
+	dir=${dir%/}
+	if takes_nodes "$dir"; then node_lane+=("$dir"); else side_lane+=("$dir"); fi
 done
+lane() { for dir in "$@"; do chapter "$dir" || return; done; }
+
+if [ -n "${OPSLAB_TEST_SERIAL:-}" ] || [ ${#side_lane[@]} -eq 0 ]; then
+	lane "${node_lane[@]}" "${side_lane[@]}" || exit
+else
+	printf '\n== chapters %s beside chapters %s (log: .artifacts/lane-side.log)\n' \
+		"$(basename -a "${side_lane[@]}" | paste -sd' ')" "$(basename -a "${node_lane[@]}" | paste -sd' ')"
+	lane "${side_lane[@]}" >.artifacts/lane-side.log 2>&1 &
+	side_pid=$!
+	node_status=0
+	lane "${node_lane[@]}" || node_status=$?
+	side_status=0
+	wait "$side_pid" || side_status=$?
+	step "the side lane's output (chapters $(basename -a "${side_lane[@]}" | paste -sd' '))"
+	cat .artifacts/lane-side.log
+	if [ $node_status -ne 0 ] || [ $side_status -ne 0 ]; then
+		echo "make test: a chapter lane failed (node lane exit $node_status, side lane exit $side_status)" >&2
+		exit 1
+	fi
+fi
 
 step "grading the solved cluster: as the opslab-grader service account, changing nothing"
 go test -tags solved -count=1 -run 'Grad|Missing' -json ./labcheck/ | testlog .artifacts/grading-results.json
+
+if [ -n "${browser_pid:-}" ]; then
+	step "browser tests in headless Chromium: their output"
+	browser_status=0
+	wait "$browser_pid" || browser_status=$?
+	cat .artifacts/browser.log
+	[ $browser_status -eq 0 ] || { echo "make test: the browser tests failed" >&2; exit 1; }
+fi
 
 step "the site, with every proof's result"
 results=$(ls .artifacts/*-results.json | paste -sd, -)
