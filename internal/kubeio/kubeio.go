@@ -213,6 +213,16 @@ func PodReady(p *corev1.Pod) bool {
 	return false
 }
 
+// NodeReady reports whether the node's Ready condition is True.
+func NodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
 func firstLine(err error) string {
 	s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
 	return s

@@ -103,3 +103,19 @@ func TestPodReady(t *testing.T) {
 		t.Error("Ready=True is not Ready")
 	}
 }
+
+// TestNodeReady reads the Ready condition only.
+func TestNodeReady(t *testing.T) {
+	n := &corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionTrue}}}}
+	if NodeReady(n) {
+		t.Error("a node without Ready is Ready")
+	}
+	n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionUnknown})
+	if NodeReady(n) {
+		t.Error("Ready=Unknown is Ready")
+	}
+	n.Status.Conditions[1].Status = corev1.ConditionTrue
+	if !NodeReady(n) {
+		t.Error("Ready=True is not Ready")
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/opslab/opslab/internal/kubeio"
 	"github.com/opslab/opslab/labcheck"
 )
 
@@ -278,14 +279,7 @@ func notReadyYet(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are not Ready yet"
 }
 
-func ready(p corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+func ready(p corev1.Pod) bool { return kubeio.PodReady(&p) }
 
 func floor(b policyv1.PodDisruptionBudget) string {
 	switch {

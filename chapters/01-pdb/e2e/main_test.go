@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/envfuncs"
 
+	"github.com/opslab/opslab/internal/kubeio"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -40,14 +41,7 @@ func TestMain(m *testing.M) {
 }
 
 // podReady reports whether a pod's Ready condition is True.
-func podReady(p corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+func podReady(p corev1.Pod) bool { return kubeio.PodReady(&p) }
 
 // isReady is podReady for e2e-framework's conditions, which hand over
 // objects.

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	pdb "github.com/opslab/opslab/chapters/01-pdb"
+	"github.com/opslab/opslab/internal/kubeio"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -171,14 +172,7 @@ func hasTaint(n *corev1.Node, key string) bool {
 }
 
 // nodeReady reports whether a node's Ready condition is True.
-func nodeReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+func nodeReady(n *corev1.Node) bool { return kubeio.NodeReady(n) }
 
 func podNames(pods []corev1.Pod) []string {
 	var out []string

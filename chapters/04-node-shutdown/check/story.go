@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/opslab/opslab/internal/kubeio"
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
 )
@@ -600,11 +601,4 @@ func nodeReady(node *corev1.Node) bool {
 	return c != nil && c.Status == corev1.ConditionTrue
 }
 
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+func podReady(pod *corev1.Pod) bool { return kubeio.PodReady(pod) }

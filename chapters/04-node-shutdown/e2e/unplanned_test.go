@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
+	"github.com/opslab/opslab/internal/kubeio"
 	"github.com/opslab/opslab/lab/labenv"
 )
 
@@ -244,23 +245,9 @@ func statefulSet() *appsv1.StatefulSet {
 	}
 }
 
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+func podReady(p *corev1.Pod) bool { return kubeio.PodReady(p) }
 
-func nodeReadyStatus(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
+func nodeReadyStatus(n *corev1.Node) bool { return kubeio.NodeReady(n) }
 
 func hasTaint(n *corev1.Node) bool {
 	for _, tn := range n.Spec.Taints {
