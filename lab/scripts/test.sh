@@ -31,8 +31,10 @@ set -euo pipefail
 cd "$OPSLAB_ROOT"
 "$OPSLAB_ROOT/lab/scripts/require-go.sh"
 
-step() { printf '\n== %s\n' "$*"; }
 start=$SECONDS
+# Each step says when it starts, in seconds since make test began, so a
+# reader sees where the time goes (and a lane's steps, where they overlap).
+step() { printf '\n== [%4ds] %s\n' $((SECONDS - start)) "$*"; }
 
 mkdir -p .artifacts "$LAB_CACHE"
 rm -f .artifacts/*-results.json
@@ -137,8 +139,7 @@ lane() { for dir in "$@"; do chapter "$dir" || return; done; }
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ] || [ ${#side_lane[@]} -eq 0 ]; then
 	lane "${node_lane[@]}" "${side_lane[@]}" || exit
 else
-	printf '\n== chapters %s beside chapters %s (log: .artifacts/lane-side.log)\n' \
-		"$(basename -a "${side_lane[@]}" | paste -sd' ')" "$(basename -a "${node_lane[@]}" | paste -sd' ')"
+	step "chapters $(basename -a "${side_lane[@]}" | paste -sd' ') beside chapters $(basename -a "${node_lane[@]}" | paste -sd' ') (log: .artifacts/lane-side.log)"
 	lane "${side_lane[@]}" >.artifacts/lane-side.log 2>&1 &
 	side_pid=$!
 	node_status=0
