@@ -9,16 +9,14 @@
 #  3. A private lab cluster, opslab-test, with its own kubeconfig, so a
 #     learner's opslab cluster and kubeconfig are never touched; its smoke
 #     tests.
-#  4. Each chapter, in one lane: its end-to-end tests (the model against the
-#     real control plane), then its lab checks: each must fail on every cheat
-#     (a state that reaches the lab's final picture without its behaviour:
-#     the chapter's TestCheat tests), fail on the untouched cluster, then
-#     pass after the chapter's reference solution. Chapters whose labs need
-#     no node of their own (chapter 3: requests, not pods) run in a lane
-#     beside the others; the chapters that take nodes down share a lane,
-#     one after another, because the node lifecycle controller judges and
-#     rate-limits by zone, and two chapters' failing nodes in one zone would
-#     change each other's timings.
+#  4. Each chapter as one pipeline: its end-to-end tests (the model against
+#     the real control plane), then its lab checks: each must fail on every
+#     cheat (a state that reaches the lab's final picture without its
+#     behaviour: the chapter's TestCheat tests), fail on the untouched
+#     cluster, then pass after the chapter's reference solution. The
+#     chapters that switch nodes off share one lane, one after another,
+#     because the node lifecycle controller rate-limits and judges by zone;
+#     every other chapter runs in a lane of its own beside it.
 #  5. Grading the solved cluster as the least-privileged grader, which must
 #     change nothing.
 #  6. The site, built with the results of every suite: a proof whose test
@@ -125,31 +123,43 @@ chapter() {
 	"$LAB_CACHE/labcheck" --chapter "$n" --expect pass || return
 }
 
-# A chapter's lab takes nodes down when its pool appears in a manifest of
-# its lab or in its tests.
-takes_nodes() { grep -rqE 'opslab\.dev/pool' "$1"; }
+# A chapter switches nodes off when its lab or tests use the lab's power
+# switch (lab/scripts/power.sh). Those chapters run one after another in
+# one lane: a node that goes NotReady takes a token from its zone's
+# NoExecute rate limiter (one node every 10 s per zone) and counts toward
+# the zone's disruption state, so two of them at once would change each
+# other's timings. Every other chapter gets a lane of its own beside it.
+switches_nodes() { grep -rq 'power\.sh' "$1"; }
 
-node_lane=() side_lane=()
+power_lane=() side_lanes=()
 for dir in chapters/*/; do
 	dir=${dir%/}
-	if takes_nodes "$dir"; then node_lane+=("$dir"); else side_lane+=("$dir"); fi
+	if switches_nodes "$dir"; then power_lane+=("$dir"); else side_lanes+=("$dir"); fi
 done
 lane() { for dir in "$@"; do chapter "$dir" || return; done; }
 
-if [ -n "${OPSLAB_TEST_SERIAL:-}" ] || [ ${#side_lane[@]} -eq 0 ]; then
-	lane "${node_lane[@]}" "${side_lane[@]}" || exit
+if [ -n "${OPSLAB_TEST_SERIAL:-}" ] || [ ${#side_lanes[@]} -eq 0 ]; then
+	lane "${power_lane[@]}" "${side_lanes[@]}" || exit
 else
-	step "chapters $(basename -a "${side_lane[@]}" | paste -sd' ') beside chapters $(basename -a "${node_lane[@]}" | paste -sd' ') (log: .artifacts/lane-side.log)"
-	lane "${side_lane[@]}" >.artifacts/lane-side.log 2>&1 &
-	side_pid=$!
-	node_status=0
-	lane "${node_lane[@]}" || node_status=$?
-	side_status=0
-	wait "$side_pid" || side_status=$?
-	step "the side lane's output (chapters $(basename -a "${side_lane[@]}" | paste -sd' '))"
-	cat .artifacts/lane-side.log
-	if [ $node_status -ne 0 ] || [ $side_status -ne 0 ]; then
-		echo "make test: a chapter lane failed (node lane exit $node_status, side lane exit $side_status)" >&2
+	declare -A side_pid
+	for dir in "${side_lanes[@]}"; do
+		name=$(basename "$dir")
+		step "chapter $name in a lane of its own (log: .artifacts/lane-$name.log)"
+		lane "$dir" >".artifacts/lane-$name.log" 2>&1 &
+		side_pid[$dir]=$!
+	done
+	failed=()
+	lane "${power_lane[@]}" || failed+=("$(basename -a "${power_lane[@]}" | paste -sd' ')")
+	for dir in "${side_lanes[@]}"; do
+		name=$(basename "$dir")
+		status=0
+		wait "${side_pid[$dir]}" || status=$?
+		step "chapter $name's lane: its output"
+		cat ".artifacts/lane-$name.log"
+		[ $status -eq 0 ] || failed+=("$name")
+	done
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo "make test: these chapters failed: ${failed[*]}" >&2
 		exit 1
 	fi
 fi
