@@ -68,15 +68,20 @@ type TextOptions struct {
 }
 
 // WriteText writes r for a terminal: a line for each thing the report
-// knows of the run (the student and time of grading, what the checks judged
-// from, the cluster), then each check under its chapter with ✓ (passed), ✗
-// (failed) or ! (could not check), its message and its evidence, then the
-// score, and the digest of a sealed report. A learner's run has neither
+// knows of the run (the student, time of grading and labcheck version, what
+// the checks judged from, the cluster, each warning), then each check under
+// its chapter with ✓ (passed), ✗ (failed) or ! (could not check), its
+// message and its evidence, then the score, and the digest of a sealed
+// report. A learner's run has neither
 // student nor digest, so its first line says what the checks judged from.
 func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 	var b strings.Builder
 	if r.Student != "" {
-		fmt.Fprintf(&b, "Student %s, graded %s\n", r.Student, r.GradedAt.Format("2006-01-02 15:04:05 MST"))
+		fmt.Fprintf(&b, "Student %s, graded %s", r.Student, r.GradedAt.Format("2006-01-02 15:04:05 MST"))
+		if r.Labcheck != "" {
+			fmt.Fprintf(&b, " by labcheck %s", r.Labcheck)
+		}
+		b.WriteString("\n")
 	}
 	if r.Evidence != "" {
 		fmt.Fprintf(&b, "Evidence: %s\n", r.Evidence)
@@ -90,6 +95,9 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 			fmt.Fprintf(&b, ", kube-system UID %s", id.KubeSystemUID)
 		}
 		b.WriteString("\n")
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "Warning: %s\n", w)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "ERROR: %s\n", r.Error)

@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 func TestParseRoster(t *testing.T) {
@@ -77,7 +79,7 @@ func sampleReport() *Report {
 		{Check: checks[1], Result: Result{Message: "not yet"}},
 		{Check: checks[2], Err: errors.New("timed out after 20s")},
 	}
-	r := NewReport(Identity{Server: "https://127.0.0.1:6443", Version: "v1.36.3", KubeSystemUID: "uid-1"},
+	r := NewReport(Identity{Server: "https://127.0.0.1:6443", Version: version.Kubernetes, KubeSystemUID: "uid-1"},
 		[]Chapter{{Number: 1, Title: "One"}, {Number: 2, Title: "Two"}}, outcomes, 2*time.Second)
 	r.Evidence = "the API server alone"
 	r.Student, r.GradedAt = "alice", time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -224,13 +226,13 @@ Score: 2/6
 	}{
 		{
 			name: "a grader's", report: graded,
-			want: "Student alice, graded 2026-11-30 12:00:00 UTC\nEvidence: the API server alone\nCluster https://127.0.0.1:6443, Kubernetes v1.36.3, kube-system UID uid-1\n" +
+			want: "Student alice, graded 2026-11-30 12:00:00 UTC by labcheck " + graded.Labcheck + "\nEvidence: the API server alone\nCluster https://127.0.0.1:6443, Kubernetes " + version.Kubernetes + ", kube-system UID uid-1\n" +
 				fmt.Sprintf(checks, "") + "Digest: " + graded.Digest + "\n",
-			reason: "a grader's report is read for what was done: it names whose it is and can be verified, and gives no hint",
+			reason: "a grader's report is read for what was done: it names whose it is and which labcheck judged it, can be verified, and gives no hint",
 		},
 		{
 			name: "a learner's, with hints", report: learnerRun(), opts: TextOptions{Hints: true},
-			want: "Evidence: the API server alone\nCluster https://127.0.0.1:6443, Kubernetes v1.36.3, kube-system UID uid-1\n" +
+			want: "Evidence: the API server alone\nCluster https://127.0.0.1:6443, Kubernetes " + version.Kubernetes + ", kube-system UID uid-1\n" +
 				fmt.Sprintf(checks, "      hint: look\n      next hint: go run ./cmd/labcheck hint b\n"),
 			reason: "a learner's run begins with what the checks judged from, has no student or digest, and says what to try next; a check that could not look has no hint",
 		},

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // ReportSchema names the shape of a Report's JSON, which a report carries in
@@ -24,12 +26,17 @@ const ReportSchema = "opslab.labcheck/v1"
 // edited afterwards (see Seal).
 type Report struct {
 	Schema   string    `json:"schema"`             // ReportSchema
+	Labcheck string    `json:"labcheck,omitempty"` // the labcheck that made it: version.Build.Short
 	Student  string    `json:"student,omitempty"`  // empty in a learner's run
 	GradedAt time.Time `json:"graded_at,omitzero"` // zero in a learner's run
 	Cluster  Identity  `json:"cluster"`
 	// Evidence says what the checks judged from: the API server and its
 	// audit log, or the API server alone and why.
-	Evidence string          `json:"evidence,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
+	// Warnings are what a reader of the report should know that is not
+	// any check's outcome and changes no score, one line each: the
+	// cluster runs another Kubernetes version than the course teaches.
+	Warnings []string        `json:"warnings,omitempty"`
 	Chapters []ReportChapter `json:"chapters"`
 	Checks   []CheckReport   `json:"checks"`
 	Score    int             `json:"score"`
@@ -91,9 +98,12 @@ const (
 // seals it.
 func NewReport(id Identity, chapters []Chapter, outcomes []Outcome, took time.Duration) *Report {
 	r := &Report{
-		Schema: ReportSchema, Cluster: id, Seconds: round(took.Seconds()),
+		Schema: ReportSchema, Labcheck: version.Read().Short(), Cluster: id, Seconds: round(took.Seconds()),
 		// Empty, not null, in the JSON: a reader ranges over them.
 		Chapters: []ReportChapter{}, Checks: []CheckReport{},
+	}
+	if w := VersionWarning(id.Version); w != "" {
+		r.Warnings = append(r.Warnings, w)
 	}
 	for _, ch := range chapters {
 		r.Chapters = append(r.Chapters, ReportChapter{Number: ch.Number, Title: ch.Title})
@@ -129,6 +139,21 @@ func NewReport(id Identity, chapters []Chapter, outcomes []Outcome, took time.Du
 		r.MaxScore += c.MaxPoints
 	}
 	return r
+}
+
+// VersionWarning returns the warning a report carries when the cluster's
+// server runs another Kubernetes version (its gitVersion, as /version gives
+// it) than the one the course teaches, or "" when it runs that one or its
+// version is unknown. It is a warning, not a failure: the checks may still
+// pass, but a lab written for one release may meet another's behaviour.
+func VersionWarning(server string) string {
+	// Build metadata (v1.36.3+k3s1) names who built the release, not
+	// another release.
+	core, _, _ := strings.Cut(server, "+")
+	if server == "" || core == version.Kubernetes {
+		return ""
+	}
+	return fmt.Sprintf("the cluster runs Kubernetes %s, not %s, which this labcheck teaches: it was built from other pins; make lab-reset rebuilds the lab cluster from the checkout's", server, version.Kubernetes)
 }
 
 func round(s float64) float64 { return float64(int64(s*1000+0.5)) / 1000 }
