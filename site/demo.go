@@ -81,7 +81,7 @@ func (r *nodeRenderer) demo(w util.BufWriter, src []byte, n gast.Node, entering 
 	d := n.(*demoBlock)
 	if d.open {
 		fmt.Fprintf(w, `<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, live" data-demo="%s" data-wasm="%s" data-runtime="%s">`+"\n"+`<div class="demo-static">`+"\n",
-			html.EscapeString(d.d.name), html.EscapeString(relURL(d.out, d.d.wasmOut())), html.EscapeString(relURL(d.out, "_assets/wasm_exec.js")))
+			html.EscapeString(d.d.name), html.EscapeString(relURL(d.out, d.d.wasmOut())), html.EscapeString(relURL(d.out, wasmExecOut)))
 		return gast.WalkContinue, nil
 	}
 	w.WriteString("</div>\n<noscript><p class=\"demo-note\">The demo runs the chapter's Go model in the browser, as WebAssembly, and needs JavaScript. The text above says what it shows.</p></noscript>\n</section>\n")
@@ -223,7 +223,7 @@ func (b *builder) buildDemos() error {
 		return nil
 	}
 	slices.SortFunc(b.stats.Demos, func(x, y DemoStat) int { return strings.Compare(x.Name, y.Name) })
-	b.files["_assets/wasm_exec.js"] = execJS
+	b.files[wasmExecOut] = execJS
 	size := map[string]int{}
 	for _, st := range b.stats.Demos {
 		size[st.Name] = st.Bytes

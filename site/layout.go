@@ -69,11 +69,15 @@ type layoutData struct {
 	Prev, Next             *navLink
 	Results                bool
 	Scripts                []string // besides the site's own, deferred, in order
+	Licenses               string   // the licences page's URL, "" for none
 }
 
 // layout wraps a page body in the site's layout.
 func (b *builder) layout(out, title, description string, body template.HTML, toc []prose.Heading, dm *demo) ([]byte, error) {
 	d := layoutData{Lang: "en", Title: title, Description: description, Root: rootURL(out), CSP: CSP, Body: body, TOC: toc, IsIndex: out == "index.html", Results: b.results != nil}
+	if b.licenses {
+		d.Licenses = relURL(out, licensesOut)
+	}
 	if dm != nil {
 		d.CSP = DemoCSP
 		// The chapter's script registers how to draw the demo before the

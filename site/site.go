@@ -56,6 +56,15 @@
 // that compiled them. A page with a demo allows WebAssembly in its policy
 // ('wasm-unsafe-eval', which allows no JavaScript eval); the others do not.
 //
+// # Licences
+//
+// A repository with LICENSE, LICENSE-CONTENT and NOTICE at its root gets a
+// licences page, licenses/index.html, that shows the three, and every
+// page's footer links it. The files the site ships that the course did not
+// write (wasm_exec.js, and the compiled demos, which hold the Go runtime)
+// are listed in the site's code; its tests fail when NOTICE does not name
+// one of them, or a shipped file that carries a copyright line.
+//
 // # Search
 //
 // Build writes search-index.json, which the pages' script fetches on first
@@ -200,6 +209,7 @@ type builder struct {
 	copies   map[string]bool   // repo paths of files copied as they are
 	checker  *prose.Checker    // reads each test file once, for the checks and the badges
 	demos    []*demo
+	licenses bool // whether the repository has its licence files, and the site a licences page
 	problems []prose.Problem
 	stats    *Stats
 }
@@ -261,6 +271,7 @@ func (b *builder) run() error {
 		return err
 	}
 	slices.Sort(chapters)
+	b.licenses = b.hasLicenses()
 	index := b.addPage(&page{out: "index.html"})
 	if _, err := os.Stat(b.abs("README.md")); err == nil {
 		b.addPage(&page{src: "README.md"})
@@ -309,6 +320,11 @@ func (b *builder) run() error {
 	}
 	if err := b.layoutAll(); err != nil {
 		return err
+	}
+	if b.licenses {
+		if err := b.licensesPage(); err != nil {
+			return err
+		}
 	}
 	idx, err := json.Marshal(b.searchIndex())
 	if err != nil {
