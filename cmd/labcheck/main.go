@@ -4,7 +4,7 @@
 // Usage:
 //
 //	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [-o text|json] [--expect pass|fail]
-//	labcheck list|hint|grade|verify ...
+//	labcheck list|hint|grade|verify|version ...
 //
 // See package github.com/opslab/opslab/labcheck/cli for the details.
 package main

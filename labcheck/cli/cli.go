@@ -13,6 +13,7 @@ import (
 
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // Main runs labcheck on the course's chapters with the process's arguments
@@ -38,6 +39,7 @@ type options struct {
 	timeout    time.Duration
 	output     string
 	expect     string
+	version    bool
 }
 
 // Run runs labcheck on the course's chapters with args and returns its exit
@@ -53,6 +55,13 @@ func Run(ctx context.Context, course *labcheck.Course, args []string, stdout, st
 			return grade(ctx, course, args[1:], stdout, stderr)
 		case "verify":
 			return verify(args[1:], stdout, stderr)
+		case "version":
+			if len(args) > 1 {
+				fmt.Fprintln(stderr, "usage: labcheck version")
+				return 2
+			}
+			printVersion(stdout)
+			return 0
 		}
 	}
 	opts, err := parse(course, args, stderr)
@@ -64,6 +73,10 @@ func Run(ctx context.Context, course *labcheck.Course, args []string, stdout, st
 			fmt.Fprintf(stderr, "labcheck: %v\n", err)
 		}
 		return 2
+	}
+	if opts.version {
+		printVersion(stdout)
+		return 0
 	}
 	checks := course.Checks(opts.chapter)
 	if len(checks) == 0 {
@@ -144,8 +157,10 @@ func parse(course *labcheck.Course, args []string, stderr io.Writer) (options, e
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, "how long one check may take")
 	fs.StringVar(&o.output, "o", "text", "output format: text or json")
 	fs.StringVar(&o.expect, "expect", "", "pass or fail: succeed only if every check has that outcome")
+	fs.BoolVar(&o.version, "version", false, "print labcheck's version and the Kubernetes version it teaches, and exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [-o text|json] [--expect pass|fail]")
+		fmt.Fprintln(stderr, "       labcheck list|hint|grade|verify|version ...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -155,7 +170,7 @@ func parse(course *labcheck.Course, args []string, stderr io.Writer) (options, e
 		return o, errUsage // the flag package has printed the problem
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unknown command %q; use list, hint, grade or verify, or flags only to check your lab (labcheck -h)", fs.Arg(0))
+		return o, fmt.Errorf("unknown command %q; use list, hint, grade, verify or version, or flags only to check your lab (labcheck -h)", fs.Arg(0))
 	}
 	n, err := chapterArg(course, *chapter)
 	if err != nil {
@@ -172,6 +187,13 @@ func parse(course *labcheck.Course, args []string, stderr io.Writer) (options, e
 		return o, fmt.Errorf("--timeout %v is not positive", o.timeout)
 	}
 	return o, nil
+}
+
+// printVersion prints the line labcheck --version and labcheck version
+// print: the course's version, the Kubernetes version it teaches, and the
+// commit or module version the binary was built from, when it knows.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "labcheck %s\n", version.Read())
 }
 
 // identify names the cluster for a learner's report as far as it can be

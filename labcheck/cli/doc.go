@@ -10,6 +10,7 @@
 //	labcheck hint [--reset] CHECK
 //	labcheck grade --roster FILE [--chapter N|all] [--parallel N] [--format F,...] [--out DIR] [--sign-key FILE]
 //	labcheck verify [--sign-key FILE] REPORT.json
+//	labcheck version
 //
 // The checks read what happened from the API server and, where it can be
 // read, from its audit log: the one record of who evicted, deleted or wrote
@@ -24,7 +25,21 @@
 // which verify reads; Exercism v3 and Gradescope results.json; JUnit XML) and
 // a class summary. Each report carries the evidence each check read, the
 // cluster's identity (server version, kube-system UID), the time of grading,
-// and a digest, an HMAC with --sign-key.
+// the labcheck version that graded it, and a digest, an HMAC with
+// --sign-key.
+//
+// labcheck --version, or labcheck version, prints the course's version, the
+// Kubernetes version it teaches and, when the binary knows it, the commit
+// (go build in a checkout) or module version (go install) it was built from:
+//
+//	labcheck opslab v0.1.0 (teaches Kubernetes v1.36.3; built from commit 7d893b5abcde)
+//
+// The course's version is version.Course in package
+// github.com/opslab/opslab/labcheck/version; the Kubernetes version is
+// version.Kubernetes there, which a test holds to the lab cluster's pin
+// (lab/scripts/versions.sh) and to go.mod's k8s.io/api. When the cluster's
+// API server runs another version, the report says so in a warning (see
+// Reports); the score is the checks' alone.
 //
 // Exit status: 0 when every check passes, 1 when some fail, 2 when labcheck
 // cannot run or cannot see (a bad flag, no cluster, a check that could not
@@ -41,8 +56,9 @@
 // of grading and ends with a digest; a learner's has none of the three.
 //
 // As text, a report says what the checks judged from ("Evidence: …", a
-// learner's first line, after "Student NAME, graded TIME" in a grader's),
-// the cluster, then each check under its chapter: ✓ passed, ✗ failed or !
+// learner's first line, after "Student NAME, graded TIME by labcheck
+// VERSION" in a grader's), the cluster, each warning ("Warning: …"), then
+// each check under its chapter: ✓ passed, ✗ failed or !
 // could not check, its number, title, points and ID, its message and its
 // evidence. A learner's run also shows each failure's hint and, when the
 // check has more, the labcheck hint command that gives the next; a grader's
@@ -54,12 +70,18 @@
 // a report is one object:
 //
 //	schema       "opslab.labcheck/v1" (labcheck.ReportSchema); a change a reader would trip on changes it
+//	labcheck     the labcheck that made the report: "v0.1.0 (commit 7d893b5abcde)", "v0.1.0 (module version
+//	             v0.1.0)", or the course's version alone when the binary does not know its source;
+//	             absent from reports of labchecks before it
 //	student      the roster's name; absent from a learner's run
 //	graded_at    when grading began, RFC 3339 in UTC, to the second; absent from a learner's run
 //	cluster      server: the API server's URL; version: its Kubernetes version;
 //	             kube_system_uid: the UID of namespace kube-system, which no other cluster has
 //	             (version and kube_system_uid are absent when they could not be read)
 //	evidence     what the checks judged from: the API server and its audit log, or the API server alone and why
+//	warnings     what a reader should know that is no check's outcome and changes no score, one line each:
+//	             the cluster runs another Kubernetes version than the labcheck teaches, and the fix;
+//	             absent when none
 //	chapters     the chapters the run covers: [{number, title}]
 //	checks       one object per check, in the course's order:
 //	  number       "1.2": chapter 1's second check
