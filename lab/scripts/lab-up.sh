@@ -25,6 +25,32 @@ healthy() {
 	kubectl --context "$ctx" --request-timeout=3s get --raw /readyz >/dev/null 2>&1
 }
 
+# pins_advice says, in one line, when the cluster lab-up reuses was built
+# from other pins than this checkout's (lab/scripts/versions.sh): its API
+# server answers another Kubernetes version, or kwokctl's record of it names
+# another etcd or kwok. lab-up reuses a healthy cluster as it is, but the
+# labs and the checks are this checkout's.
+pins_advice() {
+	local running built etcd kwok differ=() said
+	running=$(kubectl --context "$ctx" --request-timeout=3s get --raw /version 2>/dev/null |
+		grep -o '"gitVersion": *"[^"]*"' | sed 's/.*"\([^"]*\)"$/\1/' | head -n 1 || true)
+	if [ -n "$running" ] && [ "$running" != "$KUBE_VERSION" ]; then
+		differ+=("Kubernetes $running (pinned: $KUBE_VERSION)")
+	fi
+	# The cached binaries' directory names the three pins it was built from.
+	built=$(grep -o 'kube-v[^/"]*-etcd-v[^/"]*-kwok-v[^/"]*' "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/kwok.yaml" 2>/dev/null | head -n 1 || true)
+	if [ -n "$built" ]; then
+		etcd=${built#*-etcd-} kwok=${built##*-kwok-}
+		etcd=${etcd%%-kwok-*}
+		if [ "$etcd" != "$ETCD_VERSION" ]; then differ+=("etcd $etcd (pinned: $ETCD_VERSION)"); fi
+		if [ "$kwok" != "$KWOK_VERSION" ]; then differ+=("kwok $kwok (pinned: $KWOK_VERSION)"); fi
+	fi
+	if [ ${#differ[@]} -gt 0 ]; then
+		said=$(printf '%s, ' "${differ[@]}")
+		echo "lab-up: cluster $name was built from other pins than this checkout's (lab/scripts/versions.sh): it runs ${said%, }; make lab-reset recreates it from this checkout's"
+	fi
+}
+
 next_steps() {
 	echo "lab-up: cluster $name is ready: kubectl context $ctx"
 	if [ "$name" = opslab ]; then
@@ -45,12 +71,14 @@ if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 		if [ ! -f "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/logs/audit.log" ]; then
 			echo "lab-up: cluster $name keeps no audit log (it was created before the lab kept one), so the checks judge from the API alone; make lab-reset recreates it"
 		fi
+		pins_advice
 		next_steps
 		exit 0
 	fi
 	echo "lab-up: cluster $name exists but is not answering; restarting it (at most a minute)"
 	kwokctl stop cluster --name "$name" >/dev/null 2>&1 || true
 	if timeout 60 kwokctl start cluster --name "$name" --wait 45s >/dev/null 2>&1 && healthy; then
+		pins_advice
 		next_steps
 		exit 0
 	fi
