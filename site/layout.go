@@ -15,6 +15,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 
 	"github.com/opslab/opslab/internal/prose"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 //go:embed templates assets
@@ -70,11 +71,13 @@ type layoutData struct {
 	Results                bool
 	Scripts                []string // besides the site's own, deferred, in order
 	Licenses               string   // the licences page's URL, "" for none
+	Course, Kubernetes     string   // the footer's versions: version.Course and version.Kubernetes
 }
 
 // layout wraps a page body in the site's layout.
 func (b *builder) layout(out, title, description string, body template.HTML, toc []prose.Heading, dm *demo) ([]byte, error) {
-	d := layoutData{Lang: "en", Title: title, Description: description, Root: rootURL(out), CSP: CSP, Body: body, TOC: toc, IsIndex: out == "index.html", Results: b.results != nil}
+	d := layoutData{Lang: "en", Title: title, Description: description, Root: rootURL(out), CSP: CSP, Body: body, TOC: toc, IsIndex: out == "index.html", Results: b.results != nil,
+		Course: version.Course, Kubernetes: version.Kubernetes}
 	if b.licenses {
 		d.Licenses = relURL(out, licensesOut)
 	}
