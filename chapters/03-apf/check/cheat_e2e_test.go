@@ -4,10 +4,7 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -254,22 +251,7 @@ func labNamespace(ctx context.Context, t *testing.T, cfg *rest.Config, client ku
 // documents, and returns the names of the schemas.
 func create(ctx context.Context, t *testing.T, client kubernetes.Interface, docs ...string) []string {
 	t.Helper()
-	var files []string
-	for i, d := range docs {
-		if !strings.Contains(d, "\n") {
-			files = append(files, filepath.Join("..", "lab", d))
-			continue
-		}
-		f := filepath.Join(t.TempDir(), fmt.Sprintf("doc%d.yaml", i))
-		if err := os.WriteFile(f, []byte(d), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	objs, err := kube.ReadFiles(files, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := readDocs(t, docs...)
 	for _, pl := range objs.Levels {
 		if _, err := client.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, pl, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

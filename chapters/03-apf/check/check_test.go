@@ -41,22 +41,7 @@ const (
 // log, so the checks judge the operator's known kinds of request.
 func fakeCluster(t *testing.T, docs ...string) *labcheck.Cluster {
 	t.Helper()
-	var files []string
-	for i, d := range docs {
-		if !strings.Contains(d, "\n") { // a file of the lab
-			files = append(files, filepath.Join("..", "lab", d))
-			continue
-		}
-		f := filepath.Join(t.TempDir(), fmt.Sprintf("doc%d.yaml", i))
-		if err := os.WriteFile(f, []byte(d), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	objs, err := kube.ReadFiles(files, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := readDocs(t, docs...)
 	stored := []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}}
 	for _, list := range [][]*flowcontrol.FlowSchema{objs.Schemas, bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas} {
 		for _, fs := range list {
@@ -162,4 +147,27 @@ func TestChecksOnFakeCluster(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readDocs reads the flow-control objects of docs, each the name of a file
+// of the lab or a YAML document of its own.
+func readDocs(t *testing.T, docs ...string) kube.Objects {
+	t.Helper()
+	var files []string
+	for i, d := range docs {
+		if !strings.Contains(d, "\n") { // a file of the lab
+			files = append(files, filepath.Join("..", "lab", d))
+			continue
+		}
+		f := filepath.Join(t.TempDir(), fmt.Sprintf("doc%d.yaml", i))
+		if err := os.WriteFile(f, []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	objs, err := kube.ReadFiles(files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
 }
