@@ -111,7 +111,10 @@ func compare(ctx context.Context, t *testing.T, k kubernetes.Interface, r *resou
 	labenv.Poll(ctx, t, 60*time.Second, "pods Ready", cond.ResourceListMatchN(&pods, s.ready, isReady, byApp))
 	for i := range s.budgets {
 		b := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", app, i), Namespace: ns}}
-		labenv.Poll(ctx, t, 30*time.Second, "budget "+b.Name+" counted", cond.ResourceMatch(b, func(o k8s.Object) bool {
+		// As long as the pods may take: the disruption controller counts a
+		// budget when one of its pods' events reaches it, and a budget over
+		// another's pods waits its turn (TestOverlappingBudgetsGoStale).
+		labenv.Poll(ctx, t, 90*time.Second, "budget "+b.Name+" counted", cond.ResourceMatch(b, func(o k8s.Object) bool {
 			b := o.(*policyv1.PodDisruptionBudget)
 			return b.Status.ObservedGeneration >= b.Generation && int(b.Status.CurrentHealthy) == s.ready
 		}))
