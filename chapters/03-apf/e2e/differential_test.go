@@ -305,7 +305,7 @@ func differ(ctx context.Context, t *testing.T, cfg *rest.Config, client kubernet
 	// keep the differences of the last reading. (Each reading has the
 	// test's context, not the wait's, which may end in the middle of one.)
 	var seatDiffs []mismatch
-	labenv.WaitUntil(ctx, 3*time.Second, func(context.Context) (bool, error) {
+	labenv.WaitUntil(ctx, 6*time.Second, func(context.Context) (bool, error) {
 		seatDiffs = nil
 		m := readMetrics(ctx, t, client)
 		for _, s := range model.Seats(apf.DefaultServerSeats) {

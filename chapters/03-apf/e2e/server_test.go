@@ -477,7 +477,7 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 	wait.For(func(context.Context) (bool, error) {
 		refused = sendRaw(ctx, t, cfg, name, nil, "GET", "/version", nil)
 		return refused.StatusCode == http.StatusTooManyRequests, nil
-	}, wait.WithContext(ctx), wait.WithTimeout(2*time.Second), wait.WithInterval(100*time.Millisecond), wait.WithImmediate())
+	}, wait.WithContext(ctx), wait.WithTimeout(4*time.Second), wait.WithInterval(100*time.Millisecond), wait.WithImmediate())
 	pw.Write([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"slow"}}`))
 	pw.Close()
 	wg.Wait()
