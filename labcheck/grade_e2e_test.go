@@ -140,6 +140,7 @@ func TestGradingASolvedClusterAsTheGraderChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the test cluster keeps no audit log: %v", err)
 	}
+	start := time.Now()
 	before := versions(t, cfg)
 	reports := grade(t,
 		labcheck.Student{Name: "alice", Kubeconfig: file, AuditLog: log},
@@ -171,10 +172,44 @@ func TestGradingASolvedClusterAsTheGraderChangesNothing(t *testing.T) {
 	if !strings.HasPrefix(bob.Error, "cannot reach the cluster at https://127.0.0.1:1") {
 		t.Errorf("bob's unreachable cluster: error %q", bob.Error)
 	}
-	for k, v := range before {
-		if after[k] != v {
-			t.Errorf("grading changed %s: resourceVersion %s → %s", k, v, after[k])
+	// The cluster does not stand still while it is graded: kwok writes a
+	// node's status every ten to twenty minutes. The audit log says who
+	// wrote: a change is the grader's unless someone else's write explains
+	// it, and no write of the grader's may have been stored.
+	const grader = "system:serviceaccount:opslab-grader:grader"
+	l, err := audit.Read(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := map[string][]audit.Event{}
+	for _, e := range l.Since(start) {
+		switch e.Verb {
+		case "create", "update", "patch", "delete", "deletecollection":
+		default:
+			continue
 		}
+		if e.User == grader || e.Actor() == grader {
+			// A dry run or a refused request (the checks' probes of the
+			// API server's classification are refused) stores nothing.
+			if e.OK() {
+				t.Errorf("the grader wrote: %s", e)
+			}
+			continue
+		}
+		if e.OK() {
+			k := fmt.Sprintf("%s %s/%s", e.Resource, e.Namespace, e.Name)
+			writes[k] = append(writes[k], e)
+		}
+	}
+	for k, v := range before {
+		if after[k] == v {
+			continue
+		}
+		if w := writes[k]; len(w) > 0 {
+			t.Logf("%s changed while grading, written by %s, not by the grader", k, w[len(w)-1].Who())
+			continue
+		}
+		t.Errorf("grading changed %s: resourceVersion %s → %s, and the audit log shows no one else's write to it", k, v, after[k])
 	}
 	for k := range after {
 		if _, ok := before[k]; !ok {
