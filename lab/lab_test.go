@@ -15,21 +15,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opslab/opslab/labcheck/version"
 	"sigs.k8s.io/yaml"
 )
 
-// versions reads the versions that lab/scripts/versions.sh pins.
+// versions returns the pins, which labcheck/version/pins.env writes and
+// scripts/versions.sh sources.
 func versions(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile("scripts/versions.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, m := range regexp.MustCompile(`(?m)^([A-Z_]+_VERSION)=(\S+)$`).FindAllSubmatch(b, -1) {
-		out[string(m[1])] = string(m[2])
-	}
-	return out
+	return version.Pins()
 }
 
 func TestVersionsMatchTheToolsModule(t *testing.T) {
@@ -45,7 +39,7 @@ func TestVersionsMatchTheToolsModule(t *testing.T) {
 	}
 	for module, version := range want {
 		if version == "" {
-			t.Errorf("scripts/versions.sh pins no version for %s", module)
+			t.Errorf("labcheck/version/pins.env pins no version for %s", module)
 			continue
 		}
 		got := "nothing"
@@ -53,7 +47,7 @@ func TestVersionsMatchTheToolsModule(t *testing.T) {
 			got = string(m[1])
 		}
 		if got != version {
-			t.Errorf("tools/go.mod requires %s %s, scripts/versions.sh says %s", module, got, version)
+			t.Errorf("tools/go.mod requires %s %s, labcheck/version/pins.env says %s", module, got, version)
 		}
 	}
 	// Every staging module is replaced by the version of the same release,

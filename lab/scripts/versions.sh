@@ -1,13 +1,15 @@
 # versions.sh is sourced by the lab scripts: the pinned versions of the lab
-# cluster's binaries, and where they are cached. The sources are pinned in
-# lab/tools/go.mod; these must agree with it (TestVersionsMatchTheToolsModule
-# in lab/lab_test.go checks that they do).
-KUBE_VERSION=v1.36.3
-ETCD_VERSION=v3.6.8
-KWOK_VERSION=v0.8.0
+# cluster's binaries, and where they are cached. The versions are read from
+# labcheck/version/pins.env, the one place they are written; the sources are
+# pinned in lab/tools/go.mod, which must agree with them
+# (TestVersionsMatchTheToolsModule in lab/lab_test.go checks that it does).
 GO_MIN=1.26
 
 OPSLAB_ROOT=${OPSLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+. "$OPSLAB_ROOT/labcheck/version/pins.env"
+# KUBE_MINOR is the minor release, 36 of v1.36.3.
+KUBE_MINOR=${KUBE_VERSION#v1.}
+KUBE_MINOR=${KUBE_MINOR%%.*}
 LAB_CACHE=${LAB_CACHE:-$OPSLAB_ROOT/.cache/lab}
 LAB_BIN=$LAB_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION
 

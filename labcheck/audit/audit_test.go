@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opslab/opslab/labcheck/version"
 )
 
-// Two lines from the lab cluster's audit log: the taint eviction controller
-// deleting a pod, and a learner's dry-run eviction refused with 429.
-const sample = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/default/pods/web-1","verb":"delete","user":{"username":"system:serviceaccount:kube-system:node-controller","groups":["system:serviceaccounts","system:authenticated"]},"userAgent":"kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/system:serviceaccount:kube-system:node-controller","objectRef":{"resource":"pods","namespace":"default","name":"web-1","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-12-01T15:42:36.520000Z","stageTimestamp":"2026-12-01T15:42:36.528255Z"}
-{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"b","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/pdb-lab/pods/web-2/eviction?dryRun=All","verb":"create","user":{"username":"kwok-admin","groups":["system:masters","system:authenticated"]},"impersonatedUser":{"username":"system:serviceaccount:pdb-lab:default"},"userAgent":"kubectl/v1.36.3 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"pods","namespace":"pdb-lab","name":"web-2","apiVersion":"v1","subresource":"eviction"},"responseStatus":{"metadata":{},"code":429},"requestReceivedTimestamp":"2026-12-01T15:42:30.000000Z","stageTimestamp":"2026-12-01T15:42:30.010000Z"}
-{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"c","stage":"ResponseCompl`
+// testdata/sample.jsonl holds two lines from the lab cluster's audit log,
+// the taint eviction controller deleting a pod and a learner's dry-run
+// eviction refused with 429, and then a half-written line.
 
 func TestParse(t *testing.T) {
-	events, err := Parse(strings.NewReader(sample))
+	events, err := Parse(strings.NewReader(readSample(t, "sample.jsonl")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestReadAndLocate(t *testing.T) {
 		t.Errorf("Locate of a cluster without a log = %v, want the fix make lab-reset", err)
 	}
 	path := filepath.Join(logs, "audit.log")
-	if err := os.WriteFile(path, []byte(sample), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(readSample(t, "sample.jsonl")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Locate("kwok-opslab")
@@ -86,8 +86,7 @@ func TestReadAndLocate(t *testing.T) {
 // TestParseBindingUID: a binding names the UID of the pod it binds, so two
 // pods of one name are told apart.
 func TestParseBindingUID(t *testing.T) {
-	const binding = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"d","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shutdown-lab/pods/db-0/binding","verb":"create","user":{"username":"kwok-admin","groups":["system:masters","system:authenticated"]},"userAgent":"kube-scheduler/v1.36.3 (linux/amd64) kubernetes/$Format/scheduler","objectRef":{"resource":"pods","namespace":"shutdown-lab","name":"db-0","uid":"595fc003-48b2-4048-bba3-13ab6f92d778","apiVersion":"v1","subresource":"binding"},"responseStatus":{"metadata":{},"status":"Success","code":201},"requestReceivedTimestamp":"2026-12-01T15:45:04.918726Z","stageTimestamp":"2026-12-01T15:45:04.927771Z"}`
-	events, err := Parse(strings.NewReader(binding))
+	events, err := Parse(strings.NewReader(readSample(t, "binding.jsonl")))
 	if err != nil || len(events) != 1 {
 		t.Fatalf("Parse = %v, %v; want one event", events, err)
 	}
@@ -99,7 +98,7 @@ func TestParseBindingUID(t *testing.T) {
 // TestRefreshReadsOnlyWhatWasAppended: a log read once is read on from where
 // it stopped, and a line the server was still writing is read once finished.
 func TestRefreshReadsOnlyWhatWasAppended(t *testing.T) {
-	lines := strings.SplitAfter(sample, "\n") // two whole lines and half of a third
+	lines := strings.SplitAfter(readSample(t, "sample.jsonl"), "\n") // two whole lines and half of a third
 	path := filepath.Join(t.TempDir(), "audit.log")
 	if err := os.WriteFile(path, []byte(lines[0]+lines[1]+lines[2]), 0o644); err != nil {
 		t.Fatal(err)
@@ -142,15 +141,15 @@ func TestSenders(t *testing.T) {
 		name, user, as, agent           string
 		scheduler, node, manager, plane bool
 	}{
-		{"learner", admin, "", "kubectl/v1.36.3 (linux/amd64) kubernetes/$Format", false, false, false, false},
-		{"scheduler", admin, "", "kube-scheduler/v1.36.3 (linux/amd64) kubernetes/$Format/scheduler", true, false, false, true},
-		{"kwok", admin, "", "kwok-controller/v0.8.0 (linux/amd64)", false, true, false, true},
-		{"kubelet", "system:node:n1", "", "kubelet/v1.36.3 (linux/amd64) kubernetes/$Format", false, true, false, true},
-		{"a controller", PodGC, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/" + PodGC, false, false, true, true},
-		{"the manager asking a token", admin, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format", false, false, true, true},
-		{"the API server", "system:apiserver", "", "kube-apiserver/v1.36.3 (linux/amd64) kubernetes/$Format", false, false, false, true},
-		{"a person as the scheduler's agent with --as", admin, PodGC, "kube-scheduler/v1.36.3", false, false, false, false},
-		{"a controller's token in kubectl", PodGC, "", "kubectl/v1.36.3", false, false, false, true},
+		{"learner", admin, "", "kubectl/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, false, false, false},
+		{"scheduler", admin, "", "kube-scheduler/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/scheduler", true, false, false, true},
+		{"kwok", admin, "", "kwok-controller/" + version.Kwok + " (linux/amd64)", false, true, false, true},
+		{"kubelet", "system:node:n1", "", "kubelet/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, true, false, true},
+		{"a controller", PodGC, "", "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/" + PodGC, false, false, true, true},
+		{"the manager asking a token", admin, "", "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, false, true, true},
+		{"the API server", "system:apiserver", "", "kube-apiserver/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, false, false, true},
+		{"a person as the scheduler's agent with --as", admin, PodGC, "kube-scheduler/" + version.Kubernetes, false, false, false, false},
+		{"a controller's token in kubectl", PodGC, "", "kubectl/" + version.Kubernetes, false, false, false, true},
 	}
 	for _, tt := range tests {
 		e := Event{User: tt.user, Impersonated: tt.as, UserAgent: tt.agent}
@@ -169,7 +168,7 @@ func TestSenders(t *testing.T) {
 func TestWriteRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 	events := []Event{
-		{Received: t0, Time: t0.Add(time.Millisecond), User: "kwok-admin", Groups: []string{"system:masters"}, UserAgent: "kubectl/v1.36.3",
+		{Received: t0, Time: t0.Add(time.Millisecond), User: "kwok-admin", Groups: []string{"system:masters"}, UserAgent: "kubectl/" + version.Kubernetes,
 			Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "pdb-lab", Name: "web-1", Code: 201},
 		{Received: t0.Add(time.Second), Time: t0.Add(time.Second), User: "kwok-admin", Impersonated: "system:serviceaccount:kube-system:node-controller",
 			Verb: "delete", Group: "policy", Resource: "poddisruptionbudgets", Namespace: "pdb-lab", Name: "web", UID: "u-1", Code: 200, DryRun: true},
@@ -187,4 +186,14 @@ func TestWriteRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, events) {
 		t.Errorf("Parse(Write(events)) =\n%+v\nwant\n%+v", got, events)
 	}
+}
+
+// readSample reads a recording of the lab cluster's audit log from testdata.
+func readSample(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/opslab/opslab/chapters"
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 func TestMain(m *testing.M) {
@@ -48,7 +49,7 @@ func TestScript(t *testing.T) {
 func TestNothingSeenScoresNothing(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/version" {
-			fmt.Fprint(w, `{"major":"1","minor":"36","gitVersion":"v1.36.3"}`)
+			fmt.Fprintf(w, `{"major":"1","minor":"0","gitVersion":%q}`, version.Kubernetes)
 			return
 		}
 		<-r.Context().Done()
@@ -108,7 +109,7 @@ func fakeServer(t *testing.T) string {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.URL.Path == "/version":
-			fmt.Fprint(w, `{"major":"1","minor":"36","gitVersion":"v1.36.3"}`)
+			fmt.Fprintf(w, `{"major":"1","minor":"0","gitVersion":%q}`, version.Kubernetes)
 		case r.URL.Path == "/api/v1/namespaces/kube-system":
 			fmt.Fprint(w, `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"kube-system","uid":"uid-fake"}}`)
 		case r.URL.Path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" && r.Method == http.MethodPost:
@@ -223,7 +224,7 @@ func TestLearnerAndGraderShareOneReport(t *testing.T) {
 	if diff := cmp.Diff(learner, grader, ignore); diff != "" {
 		t.Errorf("the learner's and the grader's reports differ beyond student, graded_at and digest (-learner +grader):\n%s", diff)
 	}
-	wantCluster := labcheck.Identity{Server: learner.Cluster.Server, Version: "v1.36.3", KubeSystemUID: "uid-fake"}
+	wantCluster := labcheck.Identity{Server: learner.Cluster.Server, Version: version.Kubernetes, KubeSystemUID: "uid-fake"}
 	if learner.Cluster != wantCluster {
 		t.Errorf("the learner's report names the cluster %+v, want %+v", learner.Cluster, wantCluster)
 	}
@@ -245,7 +246,7 @@ func TestLearnerAndGraderShareOneReport(t *testing.T) {
 		t.Errorf("the learner's text does not begin with what the checks judged from:\n%s", text)
 	}
 	for _, want := range []string{
-		"\nCluster " + learner.Cluster.Server + ", Kubernetes v1.36.3, kube-system UID uid-fake\n",
+		"\nCluster " + learner.Cluster.Server + ", Kubernetes " + version.Kubernetes + ", kube-system UID uid-fake\n",
 		"\n  ✗ 1.2 It moved (0/1) [one-fail]\n      the pods are still there\n      hint: look\n      next hint: go run ./cmd/labcheck hint one-fail\n",
 		"\n  ! 2.1 It stayed (0/3) [two-blind]\n      could not check: reading the cluster: the server went away\nChapter 1: 2/3\nChapter 2: 0/3\nScore: 2/6\n",
 	} {

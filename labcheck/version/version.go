@@ -6,7 +6,9 @@
 package version
 
 import (
+	_ "embed"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"strings"
 )
@@ -15,11 +17,40 @@ import (
 // release sets it and tags its commit with it.
 const Course = "v0.1.0"
 
-// Kubernetes is the Kubernetes release the course teaches: the lab cluster's
-// binaries (KUBE_VERSION in lab/scripts/versions.sh) and the API the course's
-// Go code is built against (k8s.io/api v0.X.Y in go.mod is Kubernetes
-// v1.X.Y). TestKubernetesIsThePinnedRelease fails when either says another.
-const Kubernetes = "v1.36.3"
+// pins is pins.env, the one place the course writes the releases it
+// teaches and runs; lab/scripts/versions.sh sources the same file.
+//
+//go:embed pins.env
+var pins string
+
+// Kubernetes is the Kubernetes release the course teaches (KUBE_VERSION in
+// pins.env): the lab cluster's binaries are built from it, and the API the
+// course's Go code is built against is its k8s.io/api v0.X.Y in go.mod.
+// TestKubernetesIsThePinnedRelease fails when go.mod says another.
+var Kubernetes = Pin("KUBE_VERSION")
+
+// Etcd and Kwok are the releases of etcd and kwok the lab cluster runs
+// (ETCD_VERSION and KWOK_VERSION in pins.env).
+var (
+	Etcd = Pin("ETCD_VERSION")
+	Kwok = Pin("KWOK_VERSION")
+)
+
+// Pins returns every pin of pins.env by name.
+func Pins() map[string]string {
+	return map[string]string{"KUBE_VERSION": Kubernetes, "ETCD_VERSION": Etcd, "KWOK_VERSION": Kwok}
+}
+
+// Pin returns the version pins.env gives name (KUBE_VERSION, ETCD_VERSION,
+// KWOK_VERSION). It panics for a name the file does not set: that is a
+// broken checkout, which every test of the package reports first.
+func Pin(name string) string {
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `=(v\S+)$`).FindStringSubmatch(pins)
+	if m == nil {
+		panic("labcheck/version/pins.env sets no " + name)
+	}
+	return m[1]
+}
 
 // module is the course's module path, as a go install names it.
 const module = "github.com/opslab/opslab"

@@ -9,26 +9,20 @@ import (
 )
 
 // TestKubernetesIsThePinnedRelease: the Kubernetes version the course says
-// it teaches is the one the lab cluster runs (lab/scripts/versions.sh) and
-// the one its Go code is built against (k8s.io/api in go.mod, whose v0.X.Y
-// is Kubernetes v1.X.Y). A bump of either that forgets the other fails here.
+// it teaches (pins.env, which the lab scripts source too) is the one its Go
+// code is built against (k8s.io/api in go.mod, whose v0.X.Y is Kubernetes
+// v1.X.Y). A hand edit of either that forgets the other fails here.
 func TestKubernetesIsThePinnedRelease(t *testing.T) {
-	sh, err := os.ReadFile("../../lab/scripts/versions.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^KUBE_VERSION=(\S+)$`).FindSubmatch(sh)
-	if m == nil {
-		t.Fatal("lab/scripts/versions.sh sets no KUBE_VERSION")
-	}
-	if got := string(m[1]); got != Kubernetes {
-		t.Errorf("lab/scripts/versions.sh pins KUBE_VERSION=%s, but version.Kubernetes is %s", got, Kubernetes)
+	for _, name := range []string{"KUBE_VERSION", "ETCD_VERSION", "KWOK_VERSION"} {
+		if v := Pin(name); !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(v) {
+			t.Errorf("pins.env: %s=%s is not a release (vX.Y.Z)", name, v)
+		}
 	}
 	mod, err := os.ReadFile("../../go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = regexp.MustCompile(`(?m)^\s+k8s.io/api (v0\.\S+)`).FindSubmatch(mod)
+	m := regexp.MustCompile(`(?m)^\s+k8s.io/api (v0\.\S+)`).FindSubmatch(mod)
 	if m == nil {
 		t.Fatal("go.mod requires no k8s.io/api v0.X.Y")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // A run builds a lab run as the real cluster records it: the audit log's
@@ -40,10 +41,10 @@ func (r *run) whole(sec float64) time.Time { return r.at(sec).Truncate(time.Seco
 
 // The actors of the lab, as the audit log names them.
 var (
-	learner    = audit.Event{User: "kwok-admin", UserAgent: "kubectl/v1.36.3"}
-	kwok       = audit.Event{User: "kwok-admin", UserAgent: "kwok-controller/v0.8.0"}
-	scheduler  = audit.Event{User: "kwok-admin", UserAgent: "kube-scheduler/v1.36.3"}
-	replicaset = audit.Event{User: audit.ReplicaSetController, UserAgent: "kube-controller-manager/v1.36.3"}
+	learner    = audit.Event{User: "kwok-admin", UserAgent: "kubectl/" + version.Kubernetes}
+	kwok       = audit.Event{User: "kwok-admin", UserAgent: "kwok-controller/" + version.Kwok}
+	scheduler  = audit.Event{User: "kwok-admin", UserAgent: "kube-scheduler/" + version.Kubernetes}
+	replicaset = audit.Event{User: audit.ReplicaSetController, UserAgent: "kube-controller-manager/" + version.Kubernetes}
 )
 
 func as(who audit.Event, user string) audit.Event {
@@ -438,7 +439,7 @@ func TestJudges(t *testing.T) {
 			run: func() *run {
 				r := solvedRun()
 				km := learner
-				km.UserAgent = "kube-controller-manager/v1.36.3"
+				km.UserAgent = "kube-controller-manager/" + version.Kubernetes
 				r.log(5, km, "create", "serviceaccounts/token", "replicaset-controller", 201)
 				return r
 			},

@@ -26,6 +26,7 @@ import (
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // The cheat tests build on the lab cluster, in namespace taints-lab on nodes
@@ -40,7 +41,7 @@ import (
 // the lab on its nodes.
 
 // cheatAgent is what the requests of the tests look like: kubectl.
-const cheatAgent = "kubectl/v1.36.3 (linux/amd64) kubernetes/cheat"
+var cheatAgent = "kubectl/" + version.Kubernetes + " (linux/amd64) kubernetes/cheat"
 
 // An expectation is what one check must say after a cheat: a part of its
 // message with the audit log, and without it ("" when the API alone cannot

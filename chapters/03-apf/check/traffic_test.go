@@ -9,6 +9,7 @@ import (
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 var (
@@ -79,11 +80,11 @@ func TestOperatorTraffic(t *testing.T) {
 
 func TestControlPlaneTraffic(t *testing.T) {
 	events := []audit.Event{
-		{User: audit.ReplicaSetController, Groups: kubeSysGroup, UserAgent: "kube-controller-manager/v1.36.3", Verb: "create", URI: "/api/v1/namespaces/web/pods"},
-		{User: "kwok-admin", Groups: adminGroups, UserAgent: "kube-scheduler/v1.36.3", Verb: "create", URI: "/api/v1/namespaces/web/pods/p/binding"},
-		{User: "kwok-admin", Groups: adminGroups, UserAgent: "kubectl/v1.36.3", Verb: "delete", URI: "/api/v1/namespaces/web/pods/p"},
-		{User: "kwok-admin", Groups: adminGroups, Impersonated: audit.PodGC, UserAgent: "kubectl/v1.36.3", Verb: "delete", URI: "/api/v1/namespaces/web/pods/q"},
-		{User: "system:serviceaccount:kube-system:job-controller", Groups: kubeSysGroup, UserAgent: "kube-controller-manager/v1.36.3", Verb: "update", URI: "/apis/batch/v1/namespaces/web/jobs/j/status"},
+		{User: audit.ReplicaSetController, Groups: kubeSysGroup, UserAgent: "kube-controller-manager/" + version.Kubernetes, Verb: "create", URI: "/api/v1/namespaces/web/pods"},
+		{User: "kwok-admin", Groups: adminGroups, UserAgent: "kube-scheduler/" + version.Kubernetes, Verb: "create", URI: "/api/v1/namespaces/web/pods/p/binding"},
+		{User: "kwok-admin", Groups: adminGroups, UserAgent: "kubectl/" + version.Kubernetes, Verb: "delete", URI: "/api/v1/namespaces/web/pods/p"},
+		{User: "kwok-admin", Groups: adminGroups, Impersonated: audit.PodGC, UserAgent: "kubectl/" + version.Kubernetes, Verb: "delete", URI: "/api/v1/namespaces/web/pods/q"},
+		{User: "system:serviceaccount:kube-system:job-controller", Groups: kubeSysGroup, UserAgent: "kube-controller-manager/" + version.Kubernetes, Verb: "update", URI: "/apis/batch/v1/namespaces/web/jobs/j/status"},
 	}
 	senders, reqs := controlPlaneTraffic(events)
 	var users []string

@@ -26,7 +26,7 @@ func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Seco
 // requests of the chapter's lab it may send.
 type actor struct{ audittest.Actor }
 
-const kubectlAgent = audittest.KubectlAgent
+var kubectlAgent = audittest.KubectlAgent
 
 var (
 	learner    = actor{audittest.Learner}

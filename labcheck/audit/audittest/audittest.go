@@ -6,6 +6,7 @@ package audittest
 
 import (
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // An Actor is who sends a request, as the audit log records it.
@@ -16,23 +17,23 @@ type Actor struct {
 }
 
 // KubectlAgent is the user agent of the course's kubectl.
-const KubectlAgent = "kubectl/v1.36.3 (linux/amd64) kubernetes/$Format"
+var KubectlAgent = "kubectl/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format"
 
 // The lab cluster's senders. The scheduler, kwok and kube-controller-manager
 // (for its own requests) share the admin's credentials and differ only by
 // user agent; each controller runs under its own service account.
 var (
 	Learner   = Actor{"kwok-admin", "", KubectlAgent}
-	Scheduler = Actor{"kwok-admin", "", "kube-scheduler/v1.36.3 (linux/amd64) kubernetes/$Format/scheduler"}
-	Kwok      = Actor{"kwok-admin", "", "kwok-controller/v0.8.0 (linux/amd64) kubernetes/$Format"}
-	Manager   = Actor{"kwok-admin", "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/kube-controller-manager"}
+	Scheduler = Actor{"kwok-admin", "", "kube-scheduler/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/scheduler"}
+	Kwok      = Actor{"kwok-admin", "", "kwok-controller/" + version.Kwok + " (linux/amd64) kubernetes/$Format"}
+	Manager   = Actor{"kwok-admin", "", "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/kube-controller-manager"}
 )
 
 // Controller is the controller of kube-system's service account sa, as
 // kube-controller-manager runs it with --use-service-account-credentials.
 func Controller(sa string) Actor {
 	id := "system:serviceaccount:kube-system:" + sa
-	return Actor{id, "", "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/$Format/" + id}
+	return Actor{id, "", "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/" + id}
 }
 
 // Impersonating is the learner's kubectl run with --as user.
