@@ -98,6 +98,14 @@ solve-chapter-%: ## run chapter N's reference solution on your cluster
 quotes: ## rewrite every quoted region of the prose from its source
 	@$(GO) run ./cmd/quote -w README.md CONTRIBUTING.md chapters/*/README.md
 
+.PHONY: bump-kubernetes
+bump-kubernetes: ## move the course to another release and write UPSTREAM.md, the drift report (VERSION=vX.Y.Z; E2E=0 skips make test)
+	@lab/scripts/bump.sh "$(VERSION)"
+
+.PHONY: upstream-report
+upstream-report: ## write UPSTREAM.md again from the last tests' results (FROM=the release the course moved from)
+	@$(GO) run ./lab/bump report -from "$(FROM)" -o UPSTREAM.md
+
 .PHONY: bench
 bench: ## the models' and tools' benchmarks (medians of 5 runs)
 	@$(GO) test -run '^$$' -bench . -count 5 ./... | tee .cache/bench.txt
