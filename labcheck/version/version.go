@@ -95,6 +95,13 @@ func FromBuildInfo(bi *debug.BuildInfo) Build {
 			b.Modified = s.Value == "true"
 		}
 	}
+	// go install module@commit records no VCS settings, only the
+	// pseudo-version it made from the commit; its last part is the commit.
+	if v := bi.Main.Version; b.Revision == "" && bi.Main.Path == module && isPseudo(v) {
+		v, dirty := strings.CutSuffix(v, "+dirty")
+		b.Revision = v[strings.LastIndex(v, "-")+1:]
+		b.Modified = dirty
+	}
 	return b
 }
 

@@ -64,6 +64,12 @@ func TestString(t *testing.T) {
 			reason: "go install records the module's version, and no VCS settings",
 		},
 		{
+			name: "go install'ed at a commit", bi: &debug.BuildInfo{Main: debug.Module{Path: module, Version: "v0.0.0-20261201205449-fc6752d25998"}},
+			want:   "opslab " + Course + " (teaches Kubernetes " + Kubernetes + "; built from commit fc6752d25998)",
+			short:  Course + " (commit fc6752d25998)",
+			reason: "go install module@commit records no VCS settings, but its pseudo-version ends with the commit",
+		},
+		{
 			name: "a test binary", bi: &debug.BuildInfo{Main: debug.Module{Path: module, Version: "(devel)"}},
 			want:   "opslab " + Course + " (teaches Kubernetes " + Kubernetes + ")",
 			short:  Course,
