@@ -28,6 +28,13 @@
 // on a control of the demo, and the demo announces one sentence instead of
 // re-reading whole live regions.
 //
+// TestSubPath serves the built course under /opslab/ only, as a project
+// page is published, and checks that a chapter loads its stylesheet and
+// scripts, that the index's links reach a chapter and the licences, that
+// search's results stay under the prefix and that a demo loads its
+// WebAssembly, with no request outside the prefix; a page naming a
+// stylesheet by an absolute path shows that such a mistake is seen.
+//
 // TestAccessibility runs axe-core (WCAG 2.2 A and AA) on every page, in
 // both themes: every rule on the whole page, and color-contrast on each
 // kind of text (an element's tags and classes up to the root) the first
