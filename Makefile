@@ -113,3 +113,11 @@ bench: ## the models' and tools' benchmarks (medians of 5 runs)
 .PHONY: bench-lab
 bench-lab: ## time lab-up against a raw kwokctl create cluster, with warm binaries
 	@lab/scripts/bench-lab.sh
+
+.PHONY: dist
+dist: ## labcheck for linux, darwin and windows on amd64 and arm64, with SHA256SUMS, into .artifacts/dist
+	@lab/scripts/dist.sh
+
+.PHONY: lab-binaries-darwin
+lab-binaries-darwin: ## cross-compile the lab's binaries for macOS (amd64, arm64); slow, not part of make test
+	@lab/scripts/cross-lab.sh
