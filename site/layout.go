@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -72,6 +73,28 @@ type layoutData struct {
 	Scripts                []string // besides the site's own, deferred, in order
 	Licenses               string   // the licences page's URL, "" for none
 	Course, Kubernetes     string   // the footer's versions: version.Course and version.Kubernetes
+	Upstream               *upstreamCheck
+}
+
+// upstreamCheck is what the footer says of UPSTREAM.md, the drift report
+// make bump-kubernetes writes: the release and the day it checked the
+// course against, and the report's page.
+type upstreamCheck struct{ Release, Date, URL string }
+
+var upstreamCheckRE = regexp.MustCompile(`(?m)^Checked against Kubernetes (v[0-9.]+) .*? on ([0-9]{4}-[0-9]{2}-[0-9]{2})`)
+
+// readUpstreamCheck reads the drift report's first line of substance; nil
+// when the repository has none.
+func (b *builder) readUpstreamCheck() *upstreamCheck {
+	src, err := os.ReadFile(b.abs("UPSTREAM.md"))
+	if err != nil {
+		return nil
+	}
+	m := upstreamCheckRE.FindSubmatch(src)
+	if m == nil {
+		return nil
+	}
+	return &upstreamCheck{Release: string(m[1]), Date: string(m[2])}
 }
 
 // layout wraps a page body in the site's layout.
@@ -80,6 +103,11 @@ func (b *builder) layout(out, title, description string, body template.HTML, toc
 		Course: version.Course, Kubernetes: version.Kubernetes}
 	if b.licenses {
 		d.Licenses = relURL(out, licensesOut)
+	}
+	if b.upstream != nil {
+		c := *b.upstream
+		c.URL = relURL(out, "UPSTREAM.html")
+		d.Upstream = &c
 	}
 	if dm != nil {
 		d.CSP = DemoCSP

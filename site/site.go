@@ -209,7 +209,8 @@ type builder struct {
 	copies   map[string]bool   // repo paths of files copied as they are
 	checker  *prose.Checker    // reads each test file once, for the checks and the badges
 	demos    []*demo
-	licenses bool // whether the repository has its licence files, and the site a licences page
+	licenses bool           // whether the repository has its licence files, and the site a licences page
+	upstream *upstreamCheck // what UPSTREAM.md says it checked, nil without one
 	problems []prose.Problem
 	stats    *Stats
 }
@@ -272,6 +273,7 @@ func (b *builder) run() error {
 	}
 	slices.Sort(chapters)
 	b.licenses = b.hasLicenses()
+	b.upstream = b.readUpstreamCheck()
 	index := b.addPage(&page{out: "index.html"})
 	if _, err := os.Stat(b.abs("README.md")); err == nil {
 		b.addPage(&page{src: "README.md"})

@@ -27,6 +27,7 @@ func statedDefaults() []stated {
 	r := taints.DefaultRates()
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return []stated{
+		{"kube-controller-manager", []string{"concurrent-disruption-syncs"}, "1", "chapter 1's README, Across Kubernetes releases"},
 		{"kube-controller-manager", []string{"node-eviction-rate"}, f(r.Normal), "chapter 2, taints.DefaultRates"},
 		{"kube-controller-manager", []string{"secondary-node-eviction-rate"}, f(r.Secondary), "chapter 2, taints.DefaultRates"},
 		{"kube-controller-manager", []string{"large-cluster-size-threshold"}, strconv.Itoa(r.LargeCluster), "chapter 2, taints.DefaultRates"},

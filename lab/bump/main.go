@@ -70,7 +70,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 			return usage(err)
 		}
 		if !isRelease(*to) {
-			return fmt.Errorf("-to %q is not a Kubernetes release such as v1.37.2: %w", *to, errUsage)
+			return fmt.Errorf("-to %q is not a Kubernetes release vX.Y.Z: %w", *to, errUsage)
 		}
 		return movePins(*root, *to, *etcd, *kwok, stdout)
 	case "report":
@@ -84,7 +84,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 			return usage(err)
 		}
 		if !isRelease(*from) {
-			return fmt.Errorf("-from %q is not a Kubernetes release such as v1.36.3: %w", *from, errUsage)
+			return fmt.Errorf("-from %q is not a Kubernetes release vX.Y.Z: %w", *from, errUsage)
 		}
 		r, err := makeReport(*root, *from, *to, *results, *bin, *date, stderr)
 		if err != nil {

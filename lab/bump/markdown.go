@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -36,7 +37,7 @@ func (r *report) Summary() string {
 func (r *report) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+	cell := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(unlink(s), "|", `\|`), "\n", " ") }
 	p("# Checked against upstream\n\n")
 	p("Checked against Kubernetes %s (etcd %s, kwok %s) on %s, moving from %s.\n\n", r.To, r.Etcd, r.Kwok, r.Date, r.From)
 	p("`make bump-kubernetes` wrote this page (lab/bump): it moved the pins, built the lab's binaries, ran the tests, and compared what the chapters say with upstream's source and binaries of both releases. In one line: %s.\n\n", r.Summary())
@@ -46,7 +47,7 @@ func (r *report) Markdown() string {
 		p("Every proof's test passed, or did not run (see below).\n\n")
 	}
 	for _, f := range r.Failing {
-		p("- **%s** (`%s`), cited at %s:\n  > %s\n\n", f.Test, strings.TrimPrefix(f.Package, modulePath+"/"), f.Where, f.Sentence)
+		p("- **%s** (`%s`), cited at %s:\n  > %s\n\n", f.Test, strings.TrimPrefix(f.Package, modulePath+"/"), f.Where, unlink(f.Sentence))
 		if f.Output != "" {
 			p("  ```\n%s\n  ```\n\n", indent(f.Output, "  "))
 		}
@@ -132,3 +133,9 @@ func orUnread(s string) string {
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
+
+var linkRE = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+
+// unlink keeps a Markdown link's text and drops its target: a sentence
+// quoted from a chapter links relative to the chapter, not to the report.
+func unlink(s string) string { return linkRE.ReplaceAllString(s, "$1") }

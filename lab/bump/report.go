@@ -136,15 +136,20 @@ func (r *report) readFailures(root string, docs []string, resultFiles string) er
 			if dir := path.Join(path.Dir(doc), p.Dir); dir != "." {
 				pkg += "/" + dir
 			}
-			f, ok := failed[pkg+" "+p.Test]
-			if !ok {
-				f, ok = failed[pkg+" "+p.Func()]
+			var f *failure
+			for _, key := range []string{pkg + " " + p.Test, pkg + " " + p.Func(), pkg + " "} {
+				if f = failed[key]; f != nil {
+					cited[key] = true
+					break
+				}
 			}
-			if !ok {
+			if f == nil {
 				continue
 			}
-			cited[f.Package+" "+f.Test] = true
 			c := *f
+			if strings.HasPrefix(c.Test, "(") { // its package failed
+				c.Test = p.Test + " " + c.Test
+			}
 			c.Sentence = paragraph(lines, p.Line)
 			c.Where = fmt.Sprintf("%s:%d", doc, p.Line)
 			r.Failing = append(r.Failing, c)
@@ -167,11 +172,39 @@ func readFailed(name string, failed map[string]*failure, order *[]string) error 
 	}
 	defer f.Close()
 	output := map[string][]string{}
+	testFailed := map[string]bool{} // packages with a failed test
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		var ev struct{ Action, Package, Test, Output string }
-		if len(sc.Bytes()) == 0 || sc.Bytes()[0] != '{' || json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Test == "" {
+		var ev struct{ Action, Package, ImportPath, Test, Output, FailedBuild string }
+		if len(sc.Bytes()) == 0 || sc.Bytes()[0] != '{' || json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if ev.Action == "build-output" {
+			pkg, _, _ := strings.Cut(ev.ImportPath, " ")
+			if t := strings.TrimSpace(ev.Output); t != "" && !strings.HasPrefix(t, "#") && len(output[pkg+" "]) < 6 {
+				output[pkg+" "] = append(output[pkg+" "], t)
+			}
+			continue
+		}
+		if ev.Test == "" {
+			// A package that failed with no test failed: it did not build,
+			// or its tests crashed. Every proof in it is unproven.
+			if ev.Action == "fail" && !testFailed[ev.Package] {
+				key := ev.Package + " "
+				if failed[key] == nil {
+					*order = append(*order, key)
+				}
+				what := "(the package: its tests crashed)"
+				if ev.FailedBuild != "" {
+					what = "(the package: it did not build)"
+				}
+				failed[key] = &failure{Test: what, Package: ev.Package, Output: strings.Join(output[key], "\n")}
+			} else if ev.Action == "output" && len(output[ev.Package+" "]) < 6 {
+				if t := strings.TrimSpace(ev.Output); t != "" && !strings.HasPrefix(t, "FAIL") && !strings.HasPrefix(t, "ok ") {
+					output[ev.Package+" "] = append(output[ev.Package+" "], t)
+				}
+			}
 			continue
 		}
 		key := ev.Package + " " + ev.Test
@@ -183,6 +216,7 @@ func readFailed(name string, failed map[string]*failure, order *[]string) error 
 				output[key] = append(output[key], t)
 			}
 		case "fail":
+			testFailed[ev.Package] = true
 			if failed[key] == nil {
 				*order = append(*order, key)
 			}
@@ -212,8 +246,8 @@ func paragraph(lines []string, n int) string {
 // --- citations ------------------------------------------------------------
 
 var (
-	citedLink = regexp.MustCompile(`https://github\.com/kubernetes/([a-z0-9-]+)/(?:blob|tree)/v[01]\.\d+\.\d+/([^)\s#>"]+)`)
-	citedSpan = regexp.MustCompile("`((?:pkg|cmd|plugin)/[A-Za-z0-9_./-]+|staging/src/k8s\\.io/[a-z0-9-]+/[A-Za-z0-9_./-]+|k8s\\.io/[a-z0-9-]+/(?:pkg|controllers|config)/[A-Za-z0-9_./-]+)`")
+	citedLink   = regexp.MustCompile(`https://github\.com/kubernetes/([a-z0-9-]+)/(?:blob|tree)/v[01]\.\d+\.\d+/([^)\s#>"]+)`)
+	citedSpan   = regexp.MustCompile("`((?:pkg|cmd|plugin)/[A-Za-z0-9_./-]+|staging/src/k8s\\.io/[a-z0-9-]+/[A-Za-z0-9_./-]+|k8s\\.io/[a-z0-9-]+/(?:pkg|controllers|config)/[A-Za-z0-9_./-]+)`")
 	citedLineRE = regexp.MustCompile("`([A-Za-z0-9_./-]+\\.go)`,? lines? (\\d+)")
 )
 
@@ -231,8 +265,13 @@ func (r *report) readCitations(root string, docs, files []string, src *sources) 
 			r.Unread = append(r.Unread, err.Error())
 			continue
 		}
-		for n, line := range strings.Split(string(b), "\n") {
+		lines := strings.Split(string(b), "\n")
+		for n, line := range lines {
 			where := fmt.Sprintf("%s:%d", doc, n+1)
+			next := ""
+			if n+1 < len(lines) {
+				next = lines[n+1]
+			}
 			var paths []string
 			for _, m := range citedLink.FindAllStringSubmatch(line, -1) {
 				p := m[2]
@@ -259,7 +298,12 @@ func (r *report) readCitations(root string, docs, files []string, src *sources) 
 			}
 			for _, m := range citedLineRE.FindAllStringSubmatch(line, -1) {
 				n, _ := strconv.Atoi(m[2])
-				r.Lines = append(r.Lines, citedLine{Where: where, File: m[1], Line: n, Status: src.compareLine(m[1], n)})
+				status := src.compareLine(m[1], n)
+				if strings.Contains(line+" "+next, src.to) && !strings.HasPrefix(status, "by hand") {
+					// Written for the new release: show what it cites.
+					status = src.showLine(m[1], n)
+				}
+				r.Lines = append(r.Lines, citedLine{Where: where, File: m[1], Line: n, Status: status})
 			}
 		}
 	}
@@ -390,9 +434,14 @@ func (r *report) readMentions(root string, files []string) {
 				text = line[i:]
 			}
 			bare := upstreamLink.ReplaceAllString(text, "") // a link is rewritten, not read again
+			if strings.Contains(bare, pinned) {
+				continue // it compares the releases ("in v1.37 as in v1.36")
+			}
 			for _, m := range releaseRE.FindAllString(bare, -1) {
 				m = strings.Replace(strings.Replace(m, "Kubernetes 1.", "v1.", 1), "v0.", "v1.", 1)
-				if m == r.To || m == pinned {
+				// Older releases are history ("beta since v1.34"); the
+				// release moved from, and any between, may be stale.
+				if m == r.To || m == pinned || minorOf(m) < minorOf(r.From) {
 					continue
 				}
 				t := strings.Join(strings.Fields(text), " ")

@@ -197,3 +197,18 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// showLine says what line n of file is at the new release, for a citation
+// written for that release.
+func (s *sources) showLine(file string, n int) string {
+	p, err := s.locate(file, s.to)
+	if err != nil {
+		return "**the file could not be read**"
+	}
+	b, err := os.ReadFile(p)
+	lines := strings.Split(string(b), "\n")
+	if err != nil || n < 1 || n > len(lines) {
+		return fmt.Sprintf("**%s has no line %d at %s**: check the citation", file, n, s.to)
+	}
+	return fmt.Sprintf("cites %s, where it is `%s`", s.to, clip(strings.TrimSpace(lines[n-1]), 70))
+}

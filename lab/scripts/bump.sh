@@ -18,7 +18,7 @@ cd "$OPSLAB_ROOT"
 
 to=${1:-}
 if [ -z "$to" ]; then
-	echo "bump-kubernetes: say which release: make bump-kubernetes VERSION=v1.37.2" >&2
+	echo "bump-kubernetes: say which release: make bump-kubernetes VERSION=vX.Y.Z" >&2
 	exit 2
 fi
 from=$KUBE_VERSION

@@ -35,22 +35,23 @@ func TestOnePin(t *testing.T) {
 }
 
 // TestOnePinCatches: a copy of each pin in each kind of file that decides
-// something is found, and a citation is not.
+// something is found, and a citation is not. Its pins are made up, so that
+// its own strings are no copy of the course's.
 func TestOnePinCatches(t *testing.T) {
-	pins := map[string]string{"KUBE_VERSION": "v1.36.3", "ETCD_VERSION": "v3.6.8", "KWOK_VERSION": "v0.8.0"}
+	pins := map[string]string{"KUBE_VERSION": "v1.30.1", "ETCD_VERSION": "v3.5.9", "KWOK_VERSION": "v0.5.1"}
 	files := map[string]string{
-		"a/x.go":                    "package a\n// cites v1.36.3, fine\nconst k = \"kubectl/v1.36.3\"\n",
-		"a/x_test.go":               "package a\nvar s = `{\"gitVersion\":\"v0.36.3\"}`\n",
-		"lab/scripts/s.sh":          "# comment v3.6.8 fine\nETCD=v3.6.8\n",
-		"Makefile":                  "X := v0.8.0 # and here\n",
-		"lab/k.yaml":                "# from kwok v0.8.0\nimage: kwok:v0.8.0\n",
-		"site/a.js":                 "// v1.36.3\nconst v = 'v1.36.3';\n",
-		"README.md":                 "Kubernetes v1.36.3, line 88.\n",
-		"a/testdata/rec.jsonl":      "{\"userAgent\":\"kubectl/v1.36.3\"}\n",
-		"go.mod":                    "module m\nrequire (\n\tk8s.io/api v0.36.2\n\tk8s.io/client-go v0.36.3\n)\n",
-		"lab/tools/go.mod":          "module t\nrequire k8s.io/kubernetes v1.36.1\nreplace k8s.io/api => k8s.io/api v0.36.3\n",
-		"other/go.mod":              "module o\nrequire go.etcd.io/etcd/server/v3 v3.6.9\nrequire sigs.k8s.io/kwok v0.8.0\n",
-		"labcheck/version/pins.env": "KUBE_VERSION=v1.36.3\n",
+		"a/x.go":                    "package a\n// cites v1.30.1, fine\nconst k = \"kubectl/v1.30.1\"\n",
+		"a/x_test.go":               "package a\nvar s = `{\"gitVersion\":\"v0.30.1\"}`\n",
+		"lab/scripts/s.sh":          "# comment v3.5.9 fine\nETCD=v3.5.9\n",
+		"Makefile":                  "X := v0.5.1 # and here\n",
+		"lab/k.yaml":                "# from kwok v0.5.1\nimage: kwok:v0.5.1\n",
+		"site/a.js":                 "// v1.30.1\nconst v = 'v1.30.1';\n",
+		"README.md":                 "Kubernetes v1.30.1, line 88.\n",
+		"a/testdata/rec.jsonl":      "{\"userAgent\":\"kubectl/v1.30.1\"}\n",
+		"go.mod":                    "module m\nrequire (\n\tk8s.io/api v0.30.0\n\tk8s.io/client-go v0.30.1\n)\n",
+		"lab/tools/go.mod":          "module t\nrequire k8s.io/kubernetes v1.30.0\nreplace k8s.io/api => k8s.io/api v0.30.1\n",
+		"other/go.mod":              "module o\nrequire go.etcd.io/etcd/server/v3 v3.5.10\nrequire sigs.k8s.io/kwok v0.5.1\n",
+		"labcheck/version/pins.env": "KUBE_VERSION=v1.30.1\n",
 	}
 	read := func(name string) ([]byte, error) { return []byte(files[name]), nil }
 	var names []string
@@ -60,13 +61,13 @@ func TestOnePinCatches(t *testing.T) {
 	got := strings.Join(SecondCopies(names, read, pins), "\n")
 	for _, want := range []string{
 		"a/x.go:3: ", "a/x_test.go:2: ", "lab/scripts/s.sh:2: ", "Makefile:1: ", "lab/k.yaml:2: ", "site/a.js:2: ",
-		"go.mod:3: k8s.io/api v0.36.2", "lab/tools/go.mod:2: k8s.io/kubernetes v1.36.1", "other/go.mod:2: go.etcd.io/etcd/server/v3 v3.6.9",
+		"go.mod:3: k8s.io/api v0.30.0", "lab/tools/go.mod:2: k8s.io/kubernetes v1.30.0", "other/go.mod:2: go.etcd.io/etcd/server/v3 v3.5.10",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("SecondCopies missed %q; it said:\n%s", want, got)
 		}
 	}
-	for _, fine := range []string{"a/x.go:2", "s.sh:1", "k.yaml:1", "a.js:1", "README.md", "rec.jsonl", "labcheck/version/pins.env:", "client-go", "kwok v0.8.0", "replace"} {
+	for _, fine := range []string{"a/x.go:2", "s.sh:1", "k.yaml:1", "a.js:1", "README.md", "rec.jsonl", "labcheck/version/pins.env:", "client-go", "kwok v0.5.1", "replace"} {
 		if strings.Contains(got, fine) {
 			t.Errorf("SecondCopies named %q, which cites or is the pin; it said:\n%s", fine, got)
 		}
