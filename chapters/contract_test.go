@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/opslab/opslab/chapters"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // The chapter contract (CONTRIBUTING.md, "A chapter's directory"), as rules
@@ -36,7 +37,20 @@ var roles = map[string]bool{
 
 // sharedSections are the H2 sections every chapter's README has, with these
 // very titles, so a reader finds them in the same place in each chapter.
-var sharedSections = []string{"The command", "What the model leaves out", "The lab", "What the lab can and cannot show"}
+var sharedSections = []string{"The command", "What the model leaves out", "The lab", "What the lab can and cannot show", releasesSection}
+
+// releasesSection says what the pinned release changed in the chapter's
+// mechanism, and what differs for someone on the release before; it must
+// name the pinned release, so a move to another one (make bump-kubernetes)
+// fails here until each chapter says what that release changed.
+const releasesSection = "Across Kubernetes releases"
+
+// pinnedMinor is the release the course teaches, as the prose names it:
+// v1.37 for v1.37.2.
+func pinnedMinor() string {
+	v := version.Kubernetes
+	return v[:strings.LastIndex(v, ".")]
+}
 
 // checkChapter reads the chapter in dir (repo/chapters/NN-name) against the
 // contract; title is its title in the course's list.
@@ -74,6 +88,13 @@ func checkChapter(repo, dir, title string) []violation {
 		for _, s := range sharedSections {
 			if !h2[s] {
 				bad("sections", "README.md has no section \"## %s\"", s)
+			}
+		}
+		if h2[releasesSection] {
+			_, after, _ := strings.Cut(string(readme), "\n## "+releasesSection+"\n")
+			body, _, _ := strings.Cut(after, "\n## ")
+			if minor := pinnedMinor(); !strings.Contains(body, minor) {
+				bad("sections", "\"## %s\" does not name %s, the release the course teaches (labcheck/version/pins.env): say what it changed in this chapter's mechanism, or that it changed nothing, and how", releasesSection, minor)
 			}
 		}
 	}
@@ -353,6 +374,11 @@ func TestContractCatches(t *testing.T) {
 		{"title", func(t *testing.T, dir string) { edit(t, dir, "README.md", "# 2. ", "# Two: ") }},
 		{"sections", func(t *testing.T, dir string) {
 			edit(t, dir, "README.md", "## What the model leaves out", "## What we left out")
+		}},
+		{"sections", func(t *testing.T, dir string) {
+			// A move to a release the chapter does not yet speak of.
+			p := filepath.Join(dir, "README.md")
+			write(t, p, strings.ReplaceAll(readFile(p), pinnedMinor(), "v1.99"))
 		}},
 		{"layout", func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "timetable")) }},
 		{"layout", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "demo")) }},

@@ -3,7 +3,7 @@
 // before it removes one.
 //
 // It is the model of chapter 1 of the course. It follows upstream Kubernetes
-// v1.36.3 where the behaviour matters to an operator, and it is small enough
+// v1.37.2 where the behaviour matters to an operator, and it is small enough
 // to read in one sitting.
 //
 // # The cluster

@@ -26,6 +26,8 @@ const (
 	msgForbidden       = "poddisruptionbudget.policy %q is forbidden: %s"
 	reasonNegative     = "pdb disruptions allowed is negative"
 	reasonTooManyPods  = "DisruptedPods map too big - too many evictions not confirmed by PDB controller"
+	causeNegative      = "The disruption budget %s does not allow evicting pods currently: pdb disruptions allowed is negative"
+	causeTooManyPods   = "The disruption budget %s does not allow evicting pods currently: too many pending evictions not confirmed by PDB controller"
 	reasonIgnoredPhase = "pod is %s: budgets are not checked"
 )
 
@@ -235,8 +237,8 @@ func checkAndDecrement(pod string, b *Budget, now time.Duration) (Decision, Stat
 	refuse := func(cause string) Decision {
 		return Decision{Pod: pod, Code: CodeTooManyRequests, Budget: b.Name, Message: MsgViolatesBudget, Causes: []string{cause}}
 	}
-	forbid := func(reason string) Decision {
-		return Decision{Pod: pod, Code: CodeForbidden, Budget: b.Name, Message: fmt.Sprintf(msgForbidden, b.Name, reason)}
+	forbid := func(reason, cause string) Decision {
+		return Decision{Pod: pod, Code: CodeForbidden, Budget: b.Name, Message: fmt.Sprintf(msgForbidden, b.Name, reason), Causes: []string{fmt.Sprintf(cause, b.Name)}}
 	}
 	switch {
 	case b.Status.ObservedGeneration < b.Generation:
@@ -244,9 +246,9 @@ func checkAndDecrement(pod string, b *Budget, now time.Duration) (Decision, Stat
 	case b.Status.DisruptionsAllowed < 0:
 		// Not reachable through policy/v1, whose status validation refuses
 		// a negative value (see WriteStatus); kept as upstream has it.
-		return forbid(reasonNegative), b.Status
+		return forbid(reasonNegative, causeNegative), b.Status
 	case len(b.Status.DisruptedPods) > MaxDisruptedPodSize:
-		return forbid(reasonTooManyPods), b.Status
+		return forbid(reasonTooManyPods, causeTooManyPods), b.Status
 	case b.Status.DisruptionsAllowed == 0:
 		if b.Status.CurrentHealthy <= b.Status.DesiredHealthy {
 			return refuse(fmt.Sprintf(causeNeedsHealthy, b.Name, b.Status.DesiredHealthy, b.Status.CurrentHealthy)), b.Status

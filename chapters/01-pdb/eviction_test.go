@@ -317,6 +317,8 @@ func TestRolloutCountsAgainstBudget(t *testing.T) {
 // negative disruptionsAllowed, or more than 2000 approvals in
 // disruptedPods that the controller has not yet seen carried out. The
 // first cannot be written through policy/v1, whose validation refuses it.
+// Since v1.37 each 403 carries a DisruptionBudget cause that names the
+// budget, in the words the 429 of a budget at zero uses.
 func TestEvictForbidden(t *testing.T) {
 	t.Run("negative-refused-by-validation", func(t *testing.T) {
 		c := web(t, 3, minAvailable(Int(2)))
@@ -333,6 +335,10 @@ func TestEvictForbidden(t *testing.T) {
 		if d.Code != CodeForbidden || d.Message != want {
 			t.Errorf("checkAndDecrement with disruptionsAllowed -1 = %d %q, want 403 %q", d.Code, d.Message, want)
 		}
+		cause := "The disruption budget web does not allow evicting pods currently: pdb disruptions allowed is negative"
+		if len(d.Causes) != 1 || d.Causes[0] != cause {
+			t.Errorf("checkAndDecrement with disruptionsAllowed -1: causes %q, want [%q]", d.Causes, cause)
+		}
 	})
 	t.Run("too-many-disrupted-pods", func(t *testing.T) {
 		c := web(t, MaxDisruptedPodSize+10, maxUnavailable(Percent(100)))
@@ -346,6 +352,10 @@ func TestEvictForbidden(t *testing.T) {
 		want := `poddisruptionbudget.policy "web" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller`
 		if d.Code != CodeForbidden || d.Message != want {
 			t.Errorf("eviction %d with %d entries in disruptedPods = %s, want 403 %q", MaxDisruptedPodSize+2, MaxDisruptedPodSize+1, d, want)
+		}
+		cause := "The disruption budget web does not allow evicting pods currently: too many pending evictions not confirmed by PDB controller"
+		if len(d.Causes) != 1 || d.Causes[0] != cause {
+			t.Errorf("eviction %d with %d entries in disruptedPods: causes %q, want [%q]", MaxDisruptedPodSize+2, MaxDisruptedPodSize+1, d.Causes, cause)
 		}
 		c.StartController()
 		if d := c.EvictDryRun(fmt.Sprintf("web-%d", MaxDisruptedPodSize+2)); !d.Allowed {

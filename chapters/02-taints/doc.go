@@ -8,7 +8,7 @@
 // taint's, its key is empty or equal to the taint's, and its operator agrees
 // on the value: Exists accepts any value, Equal (or no operator) wants the
 // same value. Lt and Gt compare integers and only behind the alpha feature
-// gate TaintTolerationComparisonOperators, off by default in v1.36. See
+// gate TaintTolerationComparisonOperators, off by default in v1.37. See
 // [Toleration.Tolerates]; upstream is Toleration.ToleratesTaint in
 // k8s.io/api/core/v1/toleration.go.
 //

@@ -7,7 +7,7 @@ import (
 
 // A taint's key follows the rules of a label key and its value those of a
 // label value: IsQualifiedName and IsValidLabelValue in
-// k8s.io/apimachinery/pkg/util/validation, v0.36.3, which are IsLabelKey and
+// k8s.io/apimachinery/pkg/util/validation, v0.37.2, which are IsLabelKey and
 // IsLabelValue in k8s.io/apimachinery/pkg/api/validate/content. They are
 // written out here, byte by byte instead of with regular expressions, because
 // that package and what it imports would take the chapter's WebAssembly demo

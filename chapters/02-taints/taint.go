@@ -48,7 +48,7 @@ func (t Taint) String() string {
 type Operator string
 
 // The operators. An empty operator means Equal. Lt and Gt are alpha in
-// v1.36 (feature gate TaintTolerationComparisonOperators, off by default).
+// v1.37 (feature gate TaintTolerationComparisonOperators, off by default).
 const (
 	Equal  Operator = "Equal"
 	Exists Operator = "Exists"

@@ -11,7 +11,7 @@ import (
 
 // TestToleratesMatchesUpstream compares Toleration.Tolerates with
 // Toleration.ToleratesTaint of k8s.io/api/core/v1 (comparison operators off,
-// the v1.36 default) on generated pairs. The seed is fixed, so a failure
+// the v1.37 default) on generated pairs. The seed is fixed, so a failure
 // repeats; the test also fails if the generator stops covering an operator,
 // an empty key or an empty effect.
 func TestToleratesMatchesUpstream(t *testing.T) {
@@ -77,7 +77,7 @@ func TestToleratesMatchesUpstream(t *testing.T) {
 }
 
 // TestMinTolerationTimeUpstream replays the cases of TestGetMinTolerationTime
-// in k8s.io/kubernetes v1.36.3,
+// in k8s.io/kubernetes v1.37.2,
 // pkg/controller/tainteviction/taint_eviction_test.go, where upstream writes
 // -1 for "forever" and 0 for "at once".
 func TestMinTolerationTimeUpstream(t *testing.T) {

@@ -16,7 +16,7 @@ type FieldError struct {
 
 // ValidateToleration returns the errors the API server gives one toleration
 // of a pod it is asked to create (ValidateTolerations in
-// pkg/apis/core/validation, v1.36.3, with the comparison operators' feature
+// pkg/apis/core/validation, v1.37.2, with the comparison operators' feature
 // gate off), in upstream's order and with upstream's messages. Nil means the
 // toleration is accepted.
 //

@@ -22,7 +22,7 @@
 //
 // [ListSeats], [MutatingSeats] and [MaxSeats] price a request as the work
 // estimator of k8s.io/apiserver/pkg/util/flowcontrol/request does in
-// v1.36: a LIST by the stored bytes of its resource, a write by the
+// v1.37: a LIST by the stored bytes of its resource, a write by the
 // watchers it notifies, both capped by the level.
 //
 // # Shuffle sharding

@@ -3,7 +3,7 @@ package apf
 import "testing"
 
 // TestQueueWaitLimit pins the rule of getRequestWaitContext in
-// k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go (v1.36.3):
+// k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go (v1.37.2):
 // wait-limit = min(remaining deadline / 4, 1m), or min(default, 1m)
 // without a deadline.
 func TestQueueWaitLimit(t *testing.T) {

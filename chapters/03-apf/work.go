@@ -2,7 +2,7 @@ package apf
 
 import "math"
 
-// The work estimator's constants in kube-apiserver v1.36 with its default
+// The work estimator's constants in kube-apiserver v1.37 with its default
 // feature gates (k8s.io/apiserver/pkg/util/flowcontrol/request: config.go,
 // list_work_estimator.go, mutating_work_estimator.go).
 const (
@@ -63,7 +63,7 @@ type List struct {
 	Single bool
 	// FromCache is true when the server answers from its watch cache: a
 	// LIST with resourceVersion "" (consistent reads come from the cache
-	// in v1.36) or "0"; false for resourceVersionMatch=Exact, a continue
+	// in v1.37) or "0"; false for resourceVersionMatch=Exact, a continue
 	// token, or a limit with a resourceVersion other than "" and "0".
 	FromCache bool
 	// Selector is true with a label or field selector.
@@ -141,7 +141,7 @@ func MutatingSeats(watchers int, levelMax int) Write {
 
 // ListFromCache reports whether the API server answers a LIST from its
 // watch cache, as delegator.ShouldDelegateList decides for the work
-// estimate (with consistent reads served from the cache, as in v1.36 on
+// estimate (with consistent reads served from the cache, as in v1.37 on
 // etcd 3.6): resourceVersionMatch NotOlderThan, or no match with
 // resourceVersion "" or "0" and no continue token, is served from the
 // cache; Exact, a continue token, or a limit with any other

@@ -23,7 +23,7 @@ const (
 
 // Feature gates that decide whether the kubelet runs a graceful shutdown and
 // which configuration fields it accepts (pkg/features/kube_features.go,
-// v1.36.3). All three are beta and on by default; the two others depend on
+// v1.37.2). All three are beta and on by default; the two others depend on
 // GracefulNodeShutdown, so switching it off alone is refused.
 const (
 	GateGraceful        = "GracefulNodeShutdown"
@@ -33,7 +33,7 @@ const (
 
 // gates are the feature gates the model knows, with what each depends on
 // (upstream's defaultKubernetesFeatureGateDependencies). Every one is on by
-// default in v1.36.
+// default in v1.37.
 var gates = []struct {
 	name string
 	deps []string

@@ -139,7 +139,7 @@ func TestValidateRefusals(t *testing.T) {
 	}
 }
 
-// TestValidateFeatureGates: the three gates are on by default in v1.36, and
+// TestValidateFeatureGates: the three gates are on by default in v1.37, and
 // the two that depend on GracefulNodeShutdown make switching it off alone a
 // refusal, before any other rule is checked (component-base's featuregate
 // dependency check, run first by ValidateKubeletConfiguration).

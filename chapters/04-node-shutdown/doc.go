@@ -7,7 +7,7 @@
 //
 // # Graceful shutdown
 //
-// The kubelet (k8s.io/kubernetes pkg/kubelet/nodeshutdown, v1.36.3) holds a
+// The kubelet (k8s.io/kubernetes pkg/kubelet/nodeshutdown, v1.37.2) holds a
 // systemd-logind inhibitor lock. When logind announces a shutdown, the kubelet
 // marks its node NotReady, refuses new pods and ends the running ones group by
 // group, lowest priority first.

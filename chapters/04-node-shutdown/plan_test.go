@@ -26,7 +26,7 @@ func names(pods []*Pod) []string {
 }
 
 // TestGroupByPriorityUpstream runs the cases of upstream's Test_groupByPriority
-// (pkg/kubelet/nodeshutdown/nodeshutdown_manager_test.go, v1.36.3).
+// (pkg/kubelet/nodeshutdown/nodeshutdown_manager_test.go, v1.37.2).
 func TestGroupByPriorityUpstream(t *testing.T) {
 	highestUserDefinable := int32(1_000_000_000)
 	migrated, err := Validate(kubelet(300*time.Second, 120*time.Second))

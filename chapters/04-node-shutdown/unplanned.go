@@ -5,7 +5,7 @@ import (
 )
 
 // Defaults of the controllers that act on a node that went away without a
-// graceful shutdown (kube-controller-manager v1.36.3).
+// graceful shutdown (kube-controller-manager v1.37.2).
 const (
 	// PodGCPeriod is how often the pod garbage collector runs (gcCheckPeriod).
 	PodGCPeriod = 20 * time.Second

@@ -498,7 +498,7 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 	}
 }
 
-// TestNodeImpersonationDependsOnHistory shows what v1.36's constrained
+// TestNodeImpersonationDependsOnHistory shows what v1.37's constrained
 // impersonation does to --as system:node:X without groups: the server
 // first tries the mode that last worked for the requester, and the modes
 // disagree. The test impersonates as a new service account bound to

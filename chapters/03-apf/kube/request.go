@@ -141,7 +141,7 @@ func ServiceAccountUser(ns, name string) string {
 //     valid (serviceaccount.SplitUsername checks the namespace and the
 //     name): system:serviceaccount:ns:Bad_SA is an ordinary user;
 //   - a node without explicit groups gets system:nodes, which is what
-//     v1.36's constrained impersonation gives it; see the chapter for why
+//     v1.37's constrained impersonation gives it; see the chapter for why
 //     the server's answer can differ;
 //   - every user but system:anonymous gets system:authenticated unless a
 //     group already says whether it is authenticated.

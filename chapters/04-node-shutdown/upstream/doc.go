@@ -1,5 +1,5 @@
 // Package upstream compares chapter 4's model (package shutdown and its API
-// side, package kube) with the kubelet's own code, Kubernetes v1.36.3. It is
+// side, package kube) with the kubelet's own code, Kubernetes v1.37.2. It is
 // a module of its own so that k8s.io/kubernetes and its replace block never
 // reach the course's module.
 //

@@ -198,7 +198,7 @@ func runKubelet(t testing.TB, kc *kubeletv1beta1.KubeletConfiguration, pods []*v
 		sort.Strings(names)
 		out.PodsIn = append(out.PodsIn, names)
 	}
-	if err := killPods(pm, pods); err != nil {
+	if err := killPods(pm, context.Background(), pods); err != nil {
 		t.Fatalf("killPods: %v", err)
 	}
 	out.Asked = asked
@@ -299,6 +299,7 @@ func (f *fakeLogind) InhibitShutdown() (systemd.InhibitLock, error)    { return 
 func (f *fakeLogind) ReleaseInhibitLock(systemd.InhibitLock) error     { return nil }
 func (f *fakeLogind) ReloadLogindConf() error                          { return nil }
 func (f *fakeLogind) MonitorShutdown(klog.Logger) (<-chan bool, error) { return make(chan bool), nil }
+func (f *fakeLogind) Close() error                                     { return nil }
 func (f *fakeLogind) OverrideInhibitDelay(d time.Duration) error {
 	f.wrote = &d
 	return nil
@@ -309,6 +310,7 @@ type fakeBus struct{ usec uint64 }
 func (b fakeBus) Object(string, dbus.ObjectPath) dbus.BusObject { return fakeObject{usec: b.usec} }
 func (fakeBus) AddMatchSignal(...dbus.MatchOption) error        { return nil }
 func (fakeBus) Signal(chan<- *dbus.Signal)                      {}
+func (fakeBus) Close() error                                    { return nil }
 
 type fakeObject struct {
 	dbus.BusObject

@@ -35,7 +35,7 @@ func ptr[T any](v T) *T { return &v }
 // TestKubeletTables gives the inputs of the kubelet's own unit-test tables
 // (pkg/kubelet/nodeshutdown/nodeshutdown_manager_test.go,
 // nodeshutdown_manager_linux_test.go and the shutdown cases of
-// pkg/kubelet/apis/config/validation/validation_test.go, v1.36.3) to the
+// pkg/kubelet/apis/config/validation/validation_test.go, v1.37.2) to the
 // kubelet's code and to the model, and compares every answer.
 func TestKubeletTables(t *testing.T) {
 	const critical = shutdown.CriticalPriority

@@ -40,7 +40,7 @@ func newPodManager(conf *nodeshutdown.Config) *podManager
 func periodRequested(m *podManager) time.Duration
 
 //go:linkname killPods k8s.io/kubernetes/pkg/kubelet/nodeshutdown.(*podManager).killPods
-func killPods(m *podManager, activePods []*v1.Pod) error
+func killPods(m *podManager, ctx context.Context, activePods []*v1.Pod) error
 
 // dbusInhibiter mirrors nodeshutdown.dbusInhibiter, method for method.
 type dbusInhibiter interface {
@@ -50,6 +50,7 @@ type dbusInhibiter interface {
 	ReloadLogindConf() error
 	MonitorShutdown(klog.Logger) (<-chan bool, error)
 	OverrideInhibitDelay(inhibitDelayMax time.Duration) error
+	Close() error
 }
 
 // systemDbus is the kubelet's hook for its D-Bus connection; the tests
