@@ -149,3 +149,22 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestParagraph: a proof's sentence is its paragraph, or its list item.
+func TestParagraph(t *testing.T) {
+	lines := strings.Split("Intro line one\nline two.\n\n- first item\n  goes on\n- second item\n  cites it\n\nAfter.", "\n")
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{2, "Intro line one line two."},
+		{5, "- first item goes on"},
+		{7, "- second item cites it"},
+		{6, "- second item cites it"},
+		{9, "After."},
+	} {
+		if got := paragraph(lines, tt.n); got != tt.want {
+			t.Errorf("paragraph(line %d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

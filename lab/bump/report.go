@@ -229,11 +229,16 @@ func readFailed(name string, failed map[string]*failure, order *[]string) error 
 // paragraph returns the paragraph of lines around line n (1-based), on one
 // line, at most 400 bytes.
 func paragraph(lines []string, n int) string {
+	// A list item is a paragraph of its own.
+	item := func(l string) bool {
+		t := strings.TrimSpace(l)
+		return strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ")
+	}
 	i, j := n-1, n-1
-	for i > 0 && strings.TrimSpace(lines[i-1]) != "" {
+	for i > 0 && !item(lines[i]) && strings.TrimSpace(lines[i-1]) != "" {
 		i--
 	}
-	for j < len(lines)-1 && strings.TrimSpace(lines[j+1]) != "" {
+	for j < len(lines)-1 && strings.TrimSpace(lines[j+1]) != "" && !item(lines[j+1]) {
 		j++
 	}
 	s := strings.Join(strings.Fields(strings.Join(lines[i:j+1], " ")), " ")
