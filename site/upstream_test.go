@@ -18,12 +18,12 @@ func TestUpstreamCheck(t *testing.T) {
 	if c := b.readUpstreamCheck(); c != nil {
 		t.Errorf("without UPSTREAM.md: %+v, want nil", c)
 	}
-	report := "# Checked against upstream\n\nChecked against Kubernetes v1.37.2 (etcd v3.7.0, kwok v0.8.0) on 2026-12-01, moving from v1.36.3.\n"
+	report := "# Checked against upstream\n\nChecked against Kubernetes v1.30.1 (etcd v3.5.9, kwok v0.5.1) on 2026-12-01, moving from v1.36.3.\n"
 	if err := os.WriteFile(filepath.Join(dir, "UPSTREAM.md"), []byte(report), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c := b.readUpstreamCheck(); c == nil || c.Release != "v1.37.2" || c.Date != "2026-12-01" {
-		t.Errorf("readUpstreamCheck = %+v, want v1.37.2 on 2026-12-01", c)
+	if c := b.readUpstreamCheck(); c == nil || c.Release != "v1.30.1" || c.Date != "2026-12-01" {
+		t.Errorf("readUpstreamCheck = %+v, want v1.30.1 on 2026-12-01", c)
 	}
 
 	course := &builder{cfg: Config{Root: *courseRoot}}

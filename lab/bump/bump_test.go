@@ -57,28 +57,28 @@ func TestSameValue(t *testing.T) {
 // TestMoveLinks: links into the old release of Kubernetes and of a staging
 // repository move to the new one; other releases and other links stay.
 func TestMoveLinks(t *testing.T) {
-	in := `[a](https://github.com/kubernetes/kubernetes/blob/v1.36.3/pkg/x.go)
-[b](https://github.com/kubernetes/kubernetes/tree/v1.36.3/pkg/kubelet)
-[c](https://github.com/kubernetes/cloud-provider/blob/v0.36.3/controllers/y.go)
-[d](https://github.com/kubernetes/kubernetes/blob/v1.35.0/pkg/x.go)
+	in := `[a](https://github.com/kubernetes/kubernetes/blob/v1.30.1/pkg/x.go)
+[b](https://github.com/kubernetes/kubernetes/tree/v1.30.1/pkg/kubelet)
+[c](https://github.com/kubernetes/cloud-provider/blob/v0.30.1/controllers/y.go)
+[d](https://github.com/kubernetes/kubernetes/blob/v1.29.0/pkg/x.go)
 [e](https://github.com/kubernetes/autoscaler/blob/master/FAQ.md)
-in v1.36.3, the text stays`
-	want := `[a](https://github.com/kubernetes/kubernetes/blob/v1.37.2/pkg/x.go)
-[b](https://github.com/kubernetes/kubernetes/tree/v1.37.2/pkg/kubelet)
-[c](https://github.com/kubernetes/cloud-provider/blob/v0.37.2/controllers/y.go)
-[d](https://github.com/kubernetes/kubernetes/blob/v1.35.0/pkg/x.go)
+in v1.30.1, the text stays`
+	want := `[a](https://github.com/kubernetes/kubernetes/blob/v1.31.0/pkg/x.go)
+[b](https://github.com/kubernetes/kubernetes/tree/v1.31.0/pkg/kubelet)
+[c](https://github.com/kubernetes/cloud-provider/blob/v0.31.0/controllers/y.go)
+[d](https://github.com/kubernetes/kubernetes/blob/v1.29.0/pkg/x.go)
 [e](https://github.com/kubernetes/autoscaler/blob/master/FAQ.md)
-in v1.36.3, the text stays`
-	if got := string(moveLinks([]byte(in), "v1.36.3", "v1.37.2")); got != want {
+in v1.30.1, the text stays`
+	if got := string(moveLinks([]byte(in), "v1.30.1", "v1.31.0")); got != want {
 		t.Errorf("moveLinks:\n%s\nwant:\n%s", got, want)
 	}
 }
 
 // TestSetPins: only the named pins change, comments stay.
 func TestSetPins(t *testing.T) {
-	in := "# KUBE_VERSION=v0 in a comment\nKUBE_VERSION=v1.36.3\nETCD_VERSION=v3.6.8\nKWOK_VERSION=v0.8.0\n"
-	got := string(setPins([]byte(in), map[string]string{"KUBE_VERSION": "v1.37.2", "ETCD_VERSION": "v3.7.0"}))
-	want := "# KUBE_VERSION=v0 in a comment\nKUBE_VERSION=v1.37.2\nETCD_VERSION=v3.7.0\nKWOK_VERSION=v0.8.0\n"
+	in := "# KUBE_VERSION=v0 in a comment\nKUBE_VERSION=v1.30.1\nETCD_VERSION=v3.5.9\nKWOK_VERSION=v0.5.1\n"
+	got := string(setPins([]byte(in), map[string]string{"KUBE_VERSION": "v1.31.0", "ETCD_VERSION": "v3.5.10"}))
+	want := "# KUBE_VERSION=v0 in a comment\nKUBE_VERSION=v1.31.0\nETCD_VERSION=v3.5.10\nKWOK_VERSION=v0.5.1\n"
 	if got != want {
 		t.Errorf("setPins:\n%s\nwant:\n%s", got, want)
 	}
