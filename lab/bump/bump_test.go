@@ -168,3 +168,14 @@ func TestParagraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSentence: of a paragraph, the sentence that links the proof.
+func TestSentence(t *testing.T) {
+	para := "One thing holds. The pins are written once ([`TestOnePin`](pins_test.go) fails otherwise). Reports record it."
+	if got, want := sentence(para, "pins_test.go"), "The pins are written once ([`TestOnePin`](pins_test.go) fails otherwise)."; got != want {
+		t.Errorf("sentence = %q, want %q", got, want)
+	}
+	if got := sentence(para, "other_test.go"); got != para {
+		t.Errorf("sentence without the link = %q, want the paragraph", got)
+	}
+}

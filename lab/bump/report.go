@@ -150,7 +150,7 @@ func (r *report) readFailures(root string, docs []string, resultFiles string) er
 			if strings.HasPrefix(c.Test, "(") { // its package failed
 				c.Test = p.Test + " " + c.Test
 			}
-			c.Sentence = paragraph(lines, p.Line)
+			c.Sentence = clip(sentence(paragraph(lines, p.Line), p.Target), 400)
 			c.Where = fmt.Sprintf("%s:%d", doc, p.Line)
 			r.Failing = append(r.Failing, c)
 		}
@@ -226,8 +226,26 @@ func readFailed(name string, failed map[string]*failure, order *[]string) error 
 	return sc.Err()
 }
 
+// sentence returns the sentence of para that holds the link to target:
+// from the end of the sentence before to the end of its own.
+func sentence(para, target string) string {
+	i := strings.Index(para, "]("+target+")")
+	if i < 0 {
+		return para
+	}
+	start := 0
+	if j := strings.LastIndex(para[:i], ". "); j >= 0 {
+		start = j + 2
+	}
+	end := len(para)
+	if j := strings.Index(para[i:], ". "); j >= 0 {
+		end = i + j + 1
+	}
+	return para[start:end]
+}
+
 // paragraph returns the paragraph of lines around line n (1-based), on one
-// line, at most 400 bytes.
+// line.
 func paragraph(lines []string, n int) string {
 	// A list item is a paragraph of its own.
 	item := func(l string) bool {
@@ -241,11 +259,7 @@ func paragraph(lines []string, n int) string {
 	for j < len(lines)-1 && strings.TrimSpace(lines[j+1]) != "" && !item(lines[j+1]) {
 		j++
 	}
-	s := strings.Join(strings.Fields(strings.Join(lines[i:j+1], " ")), " ")
-	if len(s) > 400 {
-		s = s[:397] + "…"
-	}
-	return s
+	return strings.Join(strings.Fields(strings.Join(lines[i:j+1], " ")), " ")
 }
 
 // --- citations ------------------------------------------------------------
