@@ -191,9 +191,10 @@ func (s *sources) compareLine(file string, n int) string {
 	return "**moved: its text is at lines " + strings.Join(at, ", ") + "**"
 }
 
+// clip shortens s to n characters, the last an ellipsis.
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n-1] + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
 	return s
 }
