@@ -36,10 +36,12 @@ if rev=$(git rev-parse HEAD 2>/dev/null); then
 	[ -z "$(git status --porcelain 2>/dev/null)" ] || version=$version-dirty
 fi
 
-mkdir -p "$out"
-rm -f "$out"/labcheck-* "$out/SHA256SUMS"
-tmp=""
-trap 'rm -f "$out/.build.log"; [ -z "$tmp" ] || rm -f "$tmp"' EXIT
+# Built in a directory of its own and put in place at the end, so that two
+# runs at once (make dist beside make test) never mix their files.
+mkdir -p .artifacts
+work=$(mktemp -d .artifacts/.dist.XXXXXX)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
 trap 'echo "dist: interrupted" >&2; exit 130' INT TERM
 
 echo "dist: labcheck $version for ${#targets[@]} targets into $out"
@@ -53,10 +55,10 @@ for t in "${targets[@]}"; do
 	name=labcheck-$version-$os-$arch$ext
 	t0=$SECONDS
 	printf 'dist: [%d/%d] %s ... ' "$i" "${#targets[@]}" "$t"
-	tmp=$out/.$name.tmp
-	if ! CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build "${vcs[@]}" -trimpath -ldflags "-s -w" -o "$tmp" ./cmd/labcheck 2>"$out/.build.log"; then
+	tmp=$work/$name
+	if ! CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build "${vcs[@]}" -trimpath -ldflags "-s -w" -o "$tmp" ./cmd/labcheck 2>"$work/.build.log"; then
 		echo "failed"
-		cat "$out/.build.log" >&2
+		cat "$work/.build.log" >&2
 		die "building labcheck for $t failed (log above)"
 	fi
 	# (Any commit: one made while the builds ran is the one stamped.)
@@ -64,19 +66,20 @@ for t in "${targets[@]}"; do
 		echo "failed"
 		die "labcheck for $t records no commit, so its --version would not say where it came from"
 	fi
-	mv "$tmp" "$out/$name"
-	tmp=""
 	echo "built in $((SECONDS - t0))s"
 done
 
+rm -f "$work/.build.log"
 (
-	cd "$out"
+	cd "$work"
 	if command -v sha256sum >/dev/null; then
 		sha256sum labcheck-* >SHA256SUMS
 	else
 		shasum -a 256 labcheck-* >SHA256SUMS
 	fi
 )
+rm -rf "$out"
+mv "$work" "$out"
 # The host's own binary, when there is one, must run and say its commit.
 host=$out/labcheck-$version-$(go env GOHOSTOS)-$(go env GOHOSTARCH)$([ "$(go env GOHOSTOS)" != windows ] || echo .exe)
 if [ -x "$host" ]; then
