@@ -15,6 +15,7 @@ import (
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	gast "github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 
@@ -211,10 +212,16 @@ func (b *builder) render(p *page) error {
 	}
 	// Heading IDs are GitHub's, as package prose computed them, in order.
 	i := 0
+	// A table scrolls sideways when it is wider than the page (the
+	// stylesheet's overflow-x), so, like a code block, it takes the
+	// keyboard's focus: a reader without a mouse can scroll it too.
 	gast.Walk(p.tree, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
 		if h, ok := n.(*gast.Heading); ok && entering && i < len(p.doc.Headings) {
 			h.SetAttributeString("id", p.doc.Headings[i].ID)
 			i++
+		}
+		if t, ok := n.(*extast.Table); ok && entering {
+			t.SetAttributeString("tabindex", "0")
 		}
 		return gast.WalkContinue, nil
 	})

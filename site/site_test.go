@@ -74,6 +74,7 @@ func TestSite(t *testing.T) {
 		{"indented blocks are kept, escaped, and scroll", `<div class="code"><pre tabindex="0" class="chroma"><code>a &lt;b&gt;diagram&lt;/b&gt; ---`},
 		{"a fence without a language is kept and escaped", `<div class="code" data-lang=""><pre class="chroma" tabindex="0"><code>&lt;i&gt;kept&lt;/i&gt;   as   it is` + "\n</code></pre></div>"},
 		{"tables align by attribute, not by style", `<th align="center">asks?</th>`},
+		{"tables, which scroll when wide, take the keyboard's focus", `<table tabindex="0">`},
 		{"footnotes", `<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" role="doc-noteref">1</a></sup>`},
 		{"script tags in Markdown are text", `&lt;script&gt;alert(1)&lt;/script&gt;`},
 		{"event handlers in Markdown are text", `&lt;b onclick=&#34;x()&#34;&gt;bold&lt;/b&gt;`},

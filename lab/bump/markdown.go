@@ -44,7 +44,7 @@ func (r *report) Markdown() string {
 
 	p("## Proofs that fail\n\n")
 	if len(r.Failing) == 0 {
-		p("Every proof's test passed, or did not run (see below).\n\n")
+		p("No proof's test failed in the %d files of test results read (%s).\n\n", len(r.ResultFiles), strings.Join(r.ResultFiles, ", "))
 	}
 	for _, f := range r.Failing {
 		p("- **%s** (`%s`), cited at %s:\n  > %s\n\n", f.Test, strings.TrimPrefix(f.Package, modulePath+"/"), f.Where, unlink(f.Sentence))

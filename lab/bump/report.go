@@ -29,6 +29,8 @@ type report struct {
 	Gates   []gateRow
 	Names   []mention // sentences and comments that name another release
 	Unread  []string  // what the report could not read, and why
+
+	ResultFiles []string // the go test -json files read, by base name
 }
 
 type failure struct {
@@ -123,6 +125,7 @@ func (r *report) readFailures(root string, docs []string, resultFiles string) er
 		if err := readFailed(strings.TrimSpace(name), failed, &order); err != nil {
 			return err
 		}
+		r.ResultFiles = append(r.ResultFiles, filepath.Base(strings.TrimSpace(name)))
 	}
 	cited := map[string]bool{}
 	for _, doc := range docs {
