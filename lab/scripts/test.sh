@@ -178,21 +178,18 @@ fi
 step "grading the solved cluster: as the opslab-grader service account, changing nothing"
 go test -tags solved -count=1 -run 'Grad|Missing' -json ./labcheck/ | testlog .artifacts/grading-results.json
 
-if [ -n "${browser_pid:-}" ]; then
-	step "browser tests in headless Chromium: their output"
-	browser_status=0
-	wait "$browser_pid" || browser_status=$?
-	cat .artifacts/browser.log
-	[ $browser_status -eq 0 ] || { echo "make test: the browser tests failed" >&2; exit 1; }
-fi
-
-if [ -n "${dist_pid:-}" ]; then
-	step "labcheck's cross-builds: their output"
-	dist_status=0
-	wait "$dist_pid" || dist_status=$?
-	cat .artifacts/dist.log
-	[ $dist_status -eq 0 ] || { echo "make test: the cross-builds of labcheck failed" >&2; exit 1; }
-fi
+# collect waits for a step that ran in the background, prints its log and
+# fails make test if it failed: collect PID LOG WHAT.
+collect() {
+	[ -n "$1" ] || return 0
+	step "$3: their output"
+	local status=0
+	wait "$1" || status=$?
+	cat "$2"
+	[ $status -eq 0 ] || { echo "make test: $3 failed" >&2; exit 1; }
+}
+collect "${browser_pid:-}" .artifacts/browser.log "the browser tests in headless Chromium"
+collect "${dist_pid:-}" .artifacts/dist.log "labcheck's cross-builds"
 
 step "the site, with every proof's result"
 results=$(ls .artifacts/*-results.json | paste -sd, -)
