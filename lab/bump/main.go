@@ -21,42 +21,35 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/opslab/opslab/internal/cmdshell"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// errUsage marks an error of the command line.
-var errUsage = errors.New("usage")
+const usageLine = "usage: bump pins -to vX.Y.Z [-etcd vA.B.C] [-kwok vA.B.C] | bump report -from vX.Y.Z [-results FILES] [-o FILE]"
 
+// run is the command; a mistake on the command line is one line that names
+// it, then the usage.
 func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(stderr, "bump:", strings.TrimSuffix(err.Error(), ": "+errUsage.Error()))
-		fmt.Fprintln(stderr, "usage: bump pins -to vX.Y.Z [-etcd vA.B.C] [-kwok vA.B.C] | bump report -from vX.Y.Z [-results FILES] [-o FILE]")
-		return 2
-	default:
-		fmt.Fprintln(stderr, "bump:", err)
-		return 1
+	code := cmdshell.Exit("bump", err, stderr)
+	if cmdshell.IsUsage(err) {
+		fmt.Fprintln(stderr, usageLine)
 	}
+	return code
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("say pins or report: %w", errUsage)
+		return cmdshell.Usagef("say pins or report")
 	}
 	fs := flag.NewFlagSet("bump "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -67,10 +60,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		etcd := fs.String("etcd", "", "etcd's release (default: the pinned one, or the one Kubernetes requires if newer)")
 		kwok := fs.String("kwok", "", "kwok's release (default: the pinned one)")
 		if err := fs.Parse(args[1:]); err != nil {
-			return usage(err)
+			return cmdshell.Printed(err)
 		}
 		if !isRelease(*to) {
-			return fmt.Errorf("-to %q is not a Kubernetes release vX.Y.Z: %w", *to, errUsage)
+			return cmdshell.Usagef("-to %q is not a Kubernetes release vX.Y.Z", *to)
 		}
 		return movePins(*root, *to, *etcd, *kwok, stdout)
 	case "report":
@@ -81,10 +74,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		out := fs.String("o", "UPSTREAM.md", "the report's file")
 		date := fs.String("date", time.Now().UTC().Format("2006-01-02"), "the day the report says it was made")
 		if err := fs.Parse(args[1:]); err != nil {
-			return usage(err)
+			return cmdshell.Printed(err)
 		}
 		if !isRelease(*from) {
-			return fmt.Errorf("-from %q is not a Kubernetes release vX.Y.Z: %w", *from, errUsage)
+			return cmdshell.Usagef("-from %q is not a Kubernetes release vX.Y.Z", *from)
 		}
 		r, err := makeReport(*root, *from, *to, *results, *bin, *date, stderr)
 		if err != nil {
@@ -96,14 +89,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "bump: wrote %s: %s\n", *out, r.Summary())
 		return nil
 	}
-	return fmt.Errorf("unknown subcommand %q; say pins or report: %w", args[0], errUsage)
-}
-
-func usage(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return fmt.Errorf("%v: %w", err, errUsage)
+	return cmdshell.Usagef("unknown subcommand %q; say pins or report", args[0])
 }
 
 // isRelease reports whether v is a release vX.Y.Z.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opslab/opslab/internal/cmdshell"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
 )
@@ -101,7 +102,7 @@ func movePins(root, to, etcd, kwok string, w io.Writer) error {
 	}
 	for flag, v := range map[string]string{"-etcd": etcd, "-kwok": kwok} {
 		if !isRelease(v) {
-			return fmt.Errorf("%s %q is not a release vX.Y.Z: %w", flag, v, errUsage)
+			return cmdshell.Usagef("%s %q is not a release vX.Y.Z", flag, v)
 		}
 	}
 	// The staging modules Kubernetes replaces by its own tree: a module that
