@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opslab/opslab/chapters/01-pdb"
-	"github.com/opslab/opslab/chapters/02-taints"
-	"github.com/opslab/opslab/chapters/03-apf"
+	pdb "github.com/opslab/opslab/chapters/01-pdb"
+	taints "github.com/opslab/opslab/chapters/02-taints"
+	apf "github.com/opslab/opslab/chapters/03-apf"
 )
 
 // A stated default is a component's flag whose default a chapter states,

@@ -438,8 +438,8 @@ var releaseRE = regexp.MustCompile(`\b(?:v1\.\d+(?:\.\d+)?|Kubernetes 1\.\d+|v0\
 func (r *report) readMentions(root string, files []string) {
 	pinned := "v1." + strconv.Itoa(minorOf(r.To))
 	for _, f := range files {
-		prose := strings.HasSuffix(f, ".md") || strings.HasSuffix(f, ".txtar")
-		if !(prose || strings.HasSuffix(f, ".go")) || !(strings.HasPrefix(f, "chapters/") || f == "README.md") {
+		isProse := strings.HasSuffix(f, ".md") || strings.HasSuffix(f, ".txtar")
+		if !(isProse || strings.HasSuffix(f, ".go")) || !(strings.HasPrefix(f, "chapters/") || f == "README.md") {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(root, f))
@@ -448,7 +448,7 @@ func (r *report) readMentions(root string, files []string) {
 		}
 		for n, line := range strings.Split(string(b), "\n") {
 			text := line
-			if !prose {
+			if !isProse {
 				i := strings.Index(line, "//")
 				if i < 0 {
 					continue
