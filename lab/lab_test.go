@@ -19,15 +19,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// versions returns the pins, which labcheck/version/pins.env writes and
-// scripts/versions.sh sources.
-func versions(t *testing.T) map[string]string {
-	t.Helper()
-	return version.Pins()
-}
-
 func TestVersionsMatchTheToolsModule(t *testing.T) {
-	v := versions(t)
+	v := version.Pins()
 	mod, err := os.ReadFile("tools/go.mod")
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +117,7 @@ func TestConfigHasTheStagesTheCourseNeeds(t *testing.T) {
 // run is missing or another version than the course's, and says nothing when
 // it is the course's version.
 func TestKubectlAdvice(t *testing.T) {
-	want := versions(t)["KUBE_VERSION"]
+	want := version.Kubernetes
 	tests := []struct {
 		name, client, wantErr, reason string
 	}{

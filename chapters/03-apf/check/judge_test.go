@@ -1,8 +1,6 @@
 package check
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,22 +19,7 @@ import (
 // model does: the chapter's differential proves that it would.
 func labView(t *testing.T, docs ...string) (runawayRoutes []Route, others []Other, ties []TieRoute, added []Added) {
 	t.Helper()
-	var files []string
-	for i, d := range docs {
-		if !strings.Contains(d, "\n") { // a file of the lab
-			files = append(files, filepath.Join("..", "lab", d))
-			continue
-		}
-		f := filepath.Join(t.TempDir(), "doc"+string(rune('a'+i))+".yaml")
-		if err := os.WriteFile(f, []byte(d), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	objs, err := kube.ReadFiles(files, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := readDocs(t, docs...)
 	objs.Schemas = append(objs.Schemas, bootstrap.MandatoryFlowSchemas...)
 	objs.Schemas = append(objs.Schemas, bootstrap.SuggestedFlowSchemas...)
 	objs.Levels = append(objs.Levels, bootstrap.MandatoryPriorityLevelConfigurations...)
