@@ -50,6 +50,11 @@ type Tainter struct {
 	rates   Rates
 	zones   map[string]*zone
 	tainted map[string]Taint // node name → its not-ready or unreachable NoExecute taint
+	order   []string         // the zones in the order the last health pass met them
+	// listed is which nodes were tainted when the last health pass listed
+	// them: entering full disruption, the controller takes the taints off
+	// the nodes as it listed them, so a taint put on since stays.
+	listed map[string]bool
 }
 
 type zone struct {
@@ -80,17 +85,38 @@ func (t *Tainter) Zone(name string) (ZoneState, float64) {
 	return z.state, z.bucket.qps
 }
 
-// Step is one pass of the controller at time now over every node: the
-// health pass (queue not-Ready nodes, untaint Ready ones, recompute zone
-// states and rates) followed by the tainting pass (taint queued nodes while
-// their zone's bucket has a token). It returns the taints it changed.
+// Step is one pass of both of the controller's loops at time now: the
+// health pass (Monitor) and then the tainting pass (TaintPass). It returns
+// the taints they changed.
 func (t *Tainter) Step(now time.Time, nodes []Node) []Change {
+	changes := t.Monitor(now, nodes)
+	return append(changes, t.TaintPass(now, nodes)...)
+}
+
+// Monitor is the health pass (monitorNodeHealth, every
+// --node-monitor-period): it queues not-Ready nodes, untaints Ready ones and
+// recomputes the zone states and their rates. It returns the taints it
+// changed.
+func (t *Tainter) Monitor(now time.Time, nodes []Node) []Change {
+	changes, byZone := t.queue(now, nodes)
+	return append(changes, t.handleDisruption(now, byZone)...)
+}
+
+// queue is the first half of the health pass: it queues not-Ready nodes and
+// untaints Ready ones, and returns the nodes by zone for handleDisruption,
+// the second half. Upstream a tainting pass can run between the two, at the
+// zones' old rates (see Outage.Inside).
+func (t *Tainter) queue(now time.Time, nodes []Node) ([]Change, map[string][]Node) {
 	var changes []Change
 	byZone := map[string][]Node{}
-	var order []string // zones in the order their first node came
+	t.listed = map[string]bool{}
+	for n := range t.tainted {
+		t.listed[n] = true
+	}
+	t.order = t.order[:0] // zones in the order their first node came
 	for _, n := range nodes {
 		if _, ok := byZone[n.Zone]; !ok {
-			order = append(order, n.Zone)
+			t.order = append(t.order, n.Zone)
 		}
 		z, ok := t.zones[n.Zone]
 		if !ok {
@@ -118,19 +144,27 @@ func (t *Tainter) Step(now time.Time, nodes []Node) []Change {
 			z.add(n.Name)
 		}
 	}
-	changes = append(changes, t.handleDisruption(now, byZone)...)
+	return changes, byZone
+}
 
+// TaintPass is the tainting pass (doNoExecuteTaintingPass, every 100 ms):
+// in each zone it taints queued nodes while the zone's bucket has a token.
+// nodes are the nodes as they are now; a queued node that is Ready again is
+// dropped, its token spent, as upstream's Try does.
+func (t *Tainter) TaintPass(now time.Time, nodes []Node) []Change {
+	var changes []Change
 	ready := map[string]Status{}
 	for _, n := range nodes {
 		ready[n.Name] = n.Ready
 	}
-	for _, zoneName := range order {
-		z := t.zones[zoneName]
+	for _, zoneName := range t.order {
+		z, ok := t.zones[zoneName]
+		if !ok {
+			continue
+		}
 		for len(z.queue) > 0 && z.bucket.tryAccept(now) {
 			node := z.queue[0]
 			z.queue = z.queue[1:] // stays in queued: tainted nodes are not queued again
-			// A node that is Ready again by now is dropped, its token spent,
-			// as upstream's Try does.
 			if want, bad := ReadyTaint(ready[node]); bad {
 				t.tainted[node] = want
 				changes = append(changes, Change{At: now, Node: node, Taint: want, Added: true})
@@ -206,7 +240,11 @@ func (t *Tainter) handleDisruption(now time.Time, byZone map[string][]Node) []Ch
 	case allAre:
 		for _, nodes := range byZone {
 			for _, n := range nodes {
-				changes = append(changes, t.untaint(now, n)...)
+				if t.listed[n.Name] {
+					changes = append(changes, t.untaint(now, n)...)
+				} else {
+					t.zones[n.Zone].remove(n.Name)
+				}
 			}
 		}
 		for _, z := range t.zones {

@@ -1,0 +1,418 @@
+package taints
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// TaintPassPeriod is how often the node lifecycle controller runs its
+// tainting pass (scheduler.NodeEvictionPeriod upstream).
+const TaintPassPeriod = 100 * time.Millisecond
+
+// A ZoneSize is one zone of an outage lab's cluster and its number of nodes.
+type ZoneSize struct {
+	Name  string // the value of topology.kubernetes.io/zone
+	Nodes int
+}
+
+// A Layout is the zones of a cluster. The node names are the zone's name
+// without "zone-" and a two-digit number: a-01, a-02, … in zone-a.
+type Layout []ZoneSize
+
+// OutageLayout is the zone-outage lab's cluster: 150 nodes in three zones,
+// one above the default --large-cluster-size-threshold of 50, one just
+// under it, and one small.
+var OutageLayout = Layout{{"zone-a", 90}, {"zone-b", 45}, {"zone-c", 15}}
+
+// NodeName returns the name of the i-th node (from 1) of a zone.
+func NodeName(zone string, i int) string {
+	short := zone
+	if len(zone) > 5 && zone[:5] == "zone-" {
+		short = zone[5:]
+	}
+	return fmt.Sprintf("%s-%02d", short, i)
+}
+
+// Nodes returns every node of the layout, zone by zone, all Ready.
+func (l Layout) Nodes() []Node {
+	var nodes []Node
+	for _, z := range l {
+		for i := 1; i <= z.Nodes; i++ {
+			nodes = append(nodes, Node{Name: NodeName(z.Name, i), Zone: z.Name, Ready: True})
+		}
+	}
+	return nodes
+}
+
+// First returns the names of the first n nodes of a zone.
+func (l Layout) First(zone string, n int) []string {
+	var names []string
+	for i := 1; i <= n; i++ {
+		names = append(names, NodeName(zone, i))
+	}
+	return names
+}
+
+// A Flip is a change of one node's Ready condition at a time counted from
+// the start of an experiment.
+type Flip struct {
+	At    time.Duration
+	Node  string
+	Ready Status
+}
+
+// An Experiment is one outage of the zone-outage lab: which nodes go
+// not-Ready (Ready=False, as a node whose kubelet reports it) or Ready
+// again, and when.
+type Experiment struct {
+	Name  string // a short name, used on the command line
+	Title string
+	// Before lists the nodes that are down when the experiment starts, the
+	// controller having seen them so for long; every other node is Ready
+	// and carries no NoExecute taint.
+	Before []string
+	Flips  []Flip
+	// Watch is how long the lab watches after the experiment starts: long
+	// enough for what the experiment shows to happen.
+	Watch time.Duration
+}
+
+// flips returns flips that take nodes to ready at once, at at.
+func flips(at time.Duration, ready Status, nodes []string) []Flip {
+	var fs []Flip
+	for _, n := range nodes {
+		fs = append(fs, Flip{At: at, Node: n, Ready: ready})
+	}
+	return fs
+}
+
+// Experiments returns the lab's outages for layout l, in the order the lab
+// runs them. With OutageLayout and the default 55 % threshold:
+//
+//   - few: five nodes of the large zone (a Normal zone: the normal rate);
+//   - large-partial: 54 of its 90 nodes, 60 % (a large zone partly
+//     disrupted: the secondary rate);
+//   - small-partial: 9 of the small zone's 15, the same 60 % (a small zone
+//     partly disrupted: no taint at all);
+//   - zone: the whole small zone (a dead zone, while other zones have Ready
+//     nodes, empties at the normal rate);
+//   - everything: every node at once (every zone dead: nothing is tainted,
+//     and a taint that went on is taken off);
+//   - recovery: every node back from everything (the zones are Normal again).
+func Experiments(l Layout) []Experiment {
+	large, small := l[0], l[len(l)-1]
+	share := func(z ZoneSize) int { return z.Nodes * 6 / 10 }
+	var all []string
+	for _, z := range l {
+		all = append(all, l.First(z.Name, z.Nodes)...)
+	}
+	return []Experiment{
+		{Name: "few", Title: fmt.Sprintf("5 nodes of %s fail", large.Name),
+			Flips: flips(0, False, l.First(large.Name, 5)), Watch: 14 * time.Second},
+		{Name: "large-partial", Title: fmt.Sprintf("%d of %s's %d nodes fail", share(large), large.Name, large.Nodes),
+			Flips: flips(0, False, l.First(large.Name, share(large))), Watch: 26 * time.Second},
+		{Name: "small-partial", Title: fmt.Sprintf("%d of %s's %d nodes fail", share(small), small.Name, small.Nodes),
+			Flips: flips(0, False, l.First(small.Name, share(small))), Watch: 12 * time.Second},
+		{Name: "zone", Title: fmt.Sprintf("all %d nodes of %s fail", small.Nodes, small.Name),
+			Flips: flips(0, False, l.First(small.Name, small.Nodes)), Watch: 12 * time.Second},
+		{Name: "everything", Title: fmt.Sprintf("all %d nodes fail", len(all)),
+			Flips: flips(0, False, all), Watch: 10 * time.Second},
+		{Name: "recovery", Title: fmt.Sprintf("all %d nodes come back", len(all)),
+			Before: all, Flips: flips(0, True, all), Watch: 6 * time.Second},
+	}
+}
+
+// A ZoneChange is a zone moving to a new state or rate at a health pass.
+type ZoneChange struct {
+	At    time.Duration
+	Zone  string
+	State ZoneState
+	Rate  float64 // the zone's tainting rate from then on, nodes per second
+}
+
+// A Mark is a NoExecute taint put on (Added) or taken off a node, at a time
+// counted from the start of an experiment.
+type Mark struct {
+	At    time.Duration
+	Node  string
+	Zone  string
+	Added bool
+}
+
+// A Prediction is what the model expects of an experiment.
+type Prediction struct {
+	Marks []Mark       // in time order
+	Zones []ZoneChange // in time order
+}
+
+// An Outage is everything the model needs to predict an experiment on a
+// cluster: the controller's settings, the cluster, and where in its
+// health-pass cycle the controller stands when the experiment starts.
+type Outage struct {
+	Rates         Rates
+	MonitorPeriod time.Duration // --node-monitor-period
+	Layout        Layout
+	// Phase is when the first health pass after the start comes, in
+	// [0, MonitorPeriod) when nothing else is known.
+	Phase time.Duration
+	// Passes, when the lab saw them, are the times of the health passes,
+	// in order; the passes after the last come every MonitorPeriod. They
+	// take the place of Phase.
+	Passes []time.Duration
+	// Inside runs a tainting pass in the middle of each health pass: after
+	// the nodes are queued, before the zones are judged. Upstream the two
+	// loops run apart, so a tainting pass can fall in between; it taints at
+	// the zones' old rates, and a node it taints as the controller enters
+	// full disruption keeps its taint (see Tainter.listed).
+	Inside bool
+}
+
+// Shifts returns the durations from from to to, step apart.
+func Shifts(from, to, step time.Duration) []time.Duration {
+	var ps []time.Duration
+	for p := from; p <= to; p += step {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// Predict runs the experiment on the model: health passes every
+// MonitorPeriod from Phase, tainting passes every TaintPassPeriod, the
+// nodes' flips as the experiment makes them, for e.Watch. The controller
+// has run long before with the nodes as e.Before has them, so every zone's
+// bucket is full when the experiment starts.
+func (o Outage) Predict(e Experiment) Prediction {
+	t0 := time.Unix(0, 0).UTC()
+	tr := NewTainter(o.Rates)
+	nodes := o.Layout.Nodes()
+	index := map[string]int{}
+	for i, n := range nodes {
+		index[n.Name] = i
+	}
+	// Settle: two health passes long before, the buckets full again.
+	for _, n := range e.Before {
+		nodes[index[n]].Ready = False
+	}
+	tr.Step(t0.Add(-time.Hour), nodes)
+	tr.Step(t0.Add(-time.Hour+o.MonitorPeriod), nodes)
+
+	flips := slices.Clone(e.Flips)
+	sort.SliceStable(flips, func(i, j int) bool { return flips[i].At < flips[j].At })
+	var p Prediction
+	type zoneNow struct {
+		state ZoneState
+		rate  float64
+	}
+	states := map[string]zoneNow{}
+	for _, z := range o.Layout {
+		s, rate := tr.Zone(z.Name)
+		states[z.Name] = zoneNow{s, rate}
+	}
+	passes := slices.Clone(o.Passes)
+	if len(passes) == 0 {
+		passes = []time.Duration{o.Phase}
+	}
+	nextMonitor, nextTaint := passes[0], time.Duration(0)
+	passes = passes[1:]
+	for {
+		at := min(nextMonitor, nextTaint)
+		if at > e.Watch {
+			break
+		}
+		for len(flips) > 0 && flips[0].At <= at {
+			nodes[index[flips[0].Node]].Ready = flips[0].Ready
+			flips = flips[1:]
+		}
+		var changes []Change
+		if at == nextMonitor {
+			queued, byZone := tr.queue(t0.Add(at), nodes)
+			changes = append(changes, queued...)
+			if o.Inside {
+				changes = append(changes, tr.TaintPass(t0.Add(at), nodes)...)
+			}
+			changes = append(changes, tr.handleDisruption(t0.Add(at), byZone)...)
+			for _, z := range o.Layout {
+				s, rate := tr.Zone(z.Name)
+				if (zoneNow{s, rate}) != states[z.Name] {
+					p.Zones = append(p.Zones, ZoneChange{At: at, Zone: z.Name, State: s, Rate: rate})
+					states[z.Name] = zoneNow{s, rate}
+				}
+			}
+			if len(passes) > 0 {
+				nextMonitor, passes = passes[0], passes[1:]
+			} else {
+				nextMonitor += o.MonitorPeriod
+			}
+		}
+		if at == nextTaint {
+			changes = append(changes, tr.TaintPass(t0.Add(at), nodes)...)
+			nextTaint += TaintPassPeriod
+		}
+		for _, c := range changes {
+			if c.Taint.Effect != NoExecute {
+				continue
+			}
+			p.Marks = append(p.Marks, Mark{At: c.At.Sub(t0), Node: c.Node, Zone: nodes[index[c.Node]].Zone, Added: c.Added})
+		}
+	}
+	return p
+}
+
+// Tainted returns, zone by zone, the times at which the prediction puts a
+// NoExecute taint on a node of the zone.
+func (p Prediction) Tainted() map[string][]time.Duration {
+	m := map[string][]time.Duration{}
+	for _, mk := range p.Marks {
+		if mk.Added {
+			m[mk.Zone] = append(m[mk.Zone], mk.At)
+		}
+	}
+	return m
+}
+
+// Left returns the nodes that still carry the taint at the end.
+func (p Prediction) Left() []string {
+	on := map[string]bool{}
+	for _, mk := range p.Marks {
+		on[mk.Node] = mk.Added
+	}
+	var left []string
+	for n, ok := range on {
+		if ok {
+			left = append(left, n)
+		}
+	}
+	sort.Strings(left)
+	return left
+}
+
+// A Tolerance is how far a seen taint may be from the model's time.
+type Tolerance struct {
+	// Base is the distance allowed to every mark.
+	Base time.Duration
+	// PerTaint is added for each taint a zone's queue put on before: a
+	// token is taken by the first tainting pass after it is due, and a
+	// bucket of burst one forgets how late that was, so the delays add up
+	// along a zone's queue.
+	PerTaint time.Duration
+	// End is when the recording ended: a mark the model puts too close
+	// to it may be seen after it, and a mark seen that close may be
+	// predicted after it.
+	End time.Duration
+}
+
+// Compare lists the differences between what the model predicts and the
+// marks seen: zone by zone, the taints put on and the taints taken off must
+// come in the same numbers, and the i-th of each within tol of the i-th
+// predicted. Which node is tainted i-th is not compared: upstream takes
+// the nodes of a zone in the order its node cache lists them, a map's.
+// An empty list is a match.
+func (p Prediction) Compare(seen []Mark, tol Tolerance) []string {
+	type key struct {
+		zone  string
+		added bool
+	}
+	times := func(ms []Mark) map[key][]time.Duration {
+		m := map[key][]time.Duration{}
+		for _, mk := range ms {
+			k := key{mk.Zone, mk.Added}
+			m[k] = append(m[k], mk.At)
+		}
+		for _, ts := range m {
+			slices.Sort(ts)
+		}
+		return m
+	}
+	want, got := times(p.Marks), times(seen)
+	keys := map[key]bool{}
+	for k := range want {
+		keys[k] = true
+	}
+	for k := range got {
+		keys[k] = true
+	}
+	var sorted []key
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].zone != sorted[j].zone {
+			return sorted[i].zone < sorted[j].zone
+		}
+		return sorted[i].added && !sorted[j].added
+	})
+	var diffs []string
+	for _, k := range sorted {
+		verb := "taken off"
+		if k.added {
+			verb = "put on"
+		}
+		w, g := want[k], got[k]
+		allowed := func(i int) time.Duration { return tol.Base + time.Duration(i)*tol.PerTaint }
+		horizon := tol.End - allowed(max(len(w), len(g)))
+		for i := range max(len(w), len(g)) {
+			switch {
+			case i < len(w) && i < len(g):
+				if d := g[i] - w[i]; d > allowed(i) || d < -allowed(i) {
+					diffs = append(diffs, fmt.Sprintf("%s: taint %d %s at %.1fs, the model says %.1fs (more than %s apart)",
+						k.zone, i+1, verb, g[i].Seconds(), w[i].Seconds(), allowed(i)))
+				}
+			case i < len(w) && w[i] <= horizon:
+				diffs = append(diffs, fmt.Sprintf("%s: %d taints %s, the model says %d (seen at %s; predicted at %s)",
+					k.zone, len(g), verb, len(w), seconds(g), seconds(w)))
+			case i < len(g) && g[i] <= horizon:
+				diffs = append(diffs, fmt.Sprintf("%s: %d taints %s, the model says %d (seen at %s; predicted at %s)",
+					k.zone, len(g), verb, len(w), seconds(g), seconds(w)))
+			default:
+				continue
+			}
+			if i >= min(len(w), len(g)) {
+				break
+			}
+		}
+	}
+	return diffs
+}
+
+// seconds formats times as "[0.3 2.3 4.3]" seconds.
+func seconds(ts []time.Duration) string {
+	s := "["
+	for i, t := range ts {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%.1f", t.Seconds())
+	}
+	return s + "]"
+}
+
+// Fit looks for a shift of the health passes (of Phase, or of every one
+// of Passes) among shifts and an Inside setting under which the model's
+// prediction of e matches the marks seen (Compare with tol). It returns
+// the first outage that fits and no differences, or, when none fits, the
+// outage whose prediction came closest (fewest differences) and its
+// differences.
+func (o Outage) Fit(e Experiment, seen []Mark, tol Tolerance, shifts []time.Duration) (Outage, []string) {
+	var best Outage
+	var bestDiffs []string
+	for _, inside := range []bool{false, true} {
+		for _, shift := range shifts {
+			try := o
+			try.Phase, try.Inside = max(o.Phase+shift, 0), inside
+			try.Passes = nil
+			for _, p := range o.Passes {
+				try.Passes = append(try.Passes, max(p+shift, 0))
+			}
+			diffs := try.Predict(e).Compare(seen, tol)
+			if len(diffs) == 0 {
+				return try, nil
+			}
+			if bestDiffs == nil || len(diffs) < len(bestDiffs) {
+				best, bestDiffs = try, diffs
+			}
+		}
+	}
+	return best, bestDiffs
+}
