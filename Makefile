@@ -63,6 +63,19 @@ lab-up: ## start the lab cluster "opslab" (or reuse it when healthy)
 env: ## print the line that puts the course's kubectl first on your PATH: eval "$$(make -s env)"
 	@lab/scripts/env.sh
 
+.PHONY: outage-up outage-down outage outage-predict
+outage-up: ## chapter 2's zone-outage lab: start the 150-node scale cluster next to yours
+	@chapters/02-taints/lab/outage/up.sh
+
+outage-down: ## remove the zone-outage lab's scale cluster
+	@chapters/02-taints/lab/outage/down.sh
+
+outage-predict: ## what the model expects of each outage on the scale cluster (EXP=name for one)
+	@$(GO) run ./chapters/02-taints/cmd/outage predict $(EXP)
+
+outage: ## run the zone-outage lab's experiments on the scale cluster, each predicted first (EXP=name for one)
+	@$(GO) run ./chapters/02-taints/cmd/outage run $(EXP)
+
 .PHONY: lab-down
 lab-down: ## remove the lab cluster
 	@lab/scripts/lab-down.sh

@@ -416,3 +416,118 @@ func (o Outage) Fit(e Experiment, seen []Mark, tol Tolerance, shifts []time.Dura
 	}
 	return best, bestDiffs
 }
+
+// A Run is one experiment as the lab saw it on a real control plane: the
+// controller's settings, the nodes' Ready flips, the health passes and the
+// NoExecute taints as they reached the lab, and the lab pods' deletions,
+// all counted from the start of the recording.
+type Run struct {
+	Experiment    string        `json:"experiment"`
+	Rates         Rates         `json:"rates"`
+	MonitorPeriod time.Duration `json:"monitorPeriod"`
+	// TolerationSeconds is how long the lab's pods tolerate the not-ready
+	// and unreachable taints.
+	TolerationSeconds int    `json:"tolerationSeconds"`
+	Flips             []Flip `json:"flips"`
+	// Passes are when the lab saw the controller's health passes end:
+	// the pass it switched the nodes after, and every one since.
+	Passes  []time.Duration `json:"passes"`
+	Marks   []Mark          `json:"marks"`
+	Evicted []Eviction      `json:"evicted"`
+	End     time.Duration   `json:"end"` // when the recording stopped
+}
+
+// An Eviction is a lab pod's deletion as the lab saw it.
+type Eviction struct {
+	At   time.Duration `json:"at"`
+	Node string        `json:"node"`
+}
+
+// The differential's allowances, for a lab on a busy two-core machine.
+const (
+	// PassSlack is how long before the lab saw a health pass end in the
+	// controller's metrics it may have ended: the lab polls every 50 ms,
+	// and a scrape takes some milliseconds more.
+	PassSlack = 150 * time.Millisecond
+	// EvictionSlack is how late a pod's deletion may come after its
+	// node's taint plus its toleration: the taint eviction controller's
+	// clock starts when its informer sees the taint, and the deletion's
+	// watch event reaches the lab later still.
+	EvictionSlack = 800 * time.Millisecond
+)
+
+// LabTolerance is how far a seen taint may be from the model's time, once
+// the health passes are placed where the lab saw them: a tainting pass's
+// period (the model's tainting passes and the controller's do not start
+// together) plus the time a watch event takes to reach the lab on a busy
+// machine; and for each taint before it in the zone's queue, one more
+// period and the taint's own request, which the controller's next
+// tainting pass waits for.
+func LabTolerance(end time.Duration) Tolerance {
+	return Tolerance{Base: TaintPassPeriod + 300*time.Millisecond, PerTaint: TaintPassPeriod + 50*time.Millisecond, End: end}
+}
+
+// Replay predicts a run with the model: the experiment e with the flips as
+// the lab saw them, the health passes where it saw them (shifted back by up
+// to PassSlack), with and without a tainting pass inside each health pass.
+// It returns the outage that fits, and the differences of the closest one
+// when none does: in the taints (Compare) and in the pods' deletions
+// (CompareEvictions).
+func (o Outage) Replay(e Experiment, r Run) (Outage, []string) {
+	o.Passes = r.Passes
+	e.Flips, e.Watch = r.Flips, r.End
+	fit, diffs := o.Fit(e, r.Marks, LabTolerance(r.End), Shifts(-PassSlack, 0, 25*time.Millisecond))
+	return fit, append(diffs, CompareEvictions(r.Marks, r.Evicted, time.Duration(r.TolerationSeconds)*time.Second, r.End)...)
+}
+
+// CompareEvictions lists the differences between the pods deleted and
+// what the taints seen imply for pods that tolerate them for toleration:
+// a node's pod goes when its node has carried the taint that long, within
+// EvictionSlack, and no other pod goes.
+func CompareEvictions(marks []Mark, evicted []Eviction, toleration, end time.Duration) []string {
+	type span struct{ on, off time.Duration }
+	spans := map[string][]span{}
+	for _, mk := range marks {
+		ss := spans[mk.Node]
+		switch {
+		case mk.Added:
+			spans[mk.Node] = append(ss, span{on: mk.At, off: -1})
+		case len(ss) > 0 && ss[len(ss)-1].off < 0:
+			ss[len(ss)-1].off = mk.At
+		}
+	}
+	gone := map[string]time.Duration{}
+	for _, ev := range evicted {
+		gone[ev.Node] = ev.At
+	}
+	var diffs []string
+	var nodes []string
+	for n := range spans {
+		nodes = append(nodes, n)
+	}
+	for n := range gone {
+		if _, ok := spans[n]; !ok {
+			nodes = append(nodes, n)
+		}
+	}
+	sort.Strings(nodes)
+	for _, n := range nodes {
+		due := time.Duration(-1)
+		for _, sp := range spans[n] {
+			if sp.off < 0 || sp.off-sp.on >= toleration {
+				due = sp.on + toleration
+				break
+			}
+		}
+		at, ok := gone[n]
+		switch {
+		case due >= 0 && !ok && due+EvictionSlack < end:
+			diffs = append(diffs, fmt.Sprintf("the pod on %s was not deleted; tainted long enough, it was due at %.1fs", n, due.Seconds()))
+		case due < 0 && ok:
+			diffs = append(diffs, fmt.Sprintf("the pod on %s was deleted at %.1fs, but its node never carried the taint for %s", n, at.Seconds(), toleration))
+		case ok && (at < due-EvictionSlack/4 || at > due+EvictionSlack):
+			diffs = append(diffs, fmt.Sprintf("the pod on %s was deleted at %.1fs, due at %.1fs", n, at.Seconds(), due.Seconds()))
+		}
+	}
+	return diffs
+}

@@ -82,13 +82,16 @@ lab/scripts/build-binaries.sh
 export OPSLAB_CLUSTER=opslab-test
 export OPSLAB_CONTEXT=kwok-opslab-test
 export KUBECONFIG=$LAB_CACHE/opslab-test.kubeconfig
+# Chapter 2's solution records its zone-outage experiments here.
+export OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run.json
 export PATH=$LAB_BIN:$PATH
 cleanup() {
 	status=$?
 	# A lane or the browser tests still running when a step failed.
 	jobs -p | xargs -r kill 2>/dev/null || true
-	step "removing the test cluster"
+	step "removing the test cluster and its scale cluster"
 	lab/scripts/lab-down.sh || true
+	chapters/02-taints/lab/outage/down.sh >/dev/null || true
 	rm -f "$KUBECONFIG"
 	if [ $status -eq 0 ]; then
 		printf '\nmake test: all passed in %ds\n' $((SECONDS - start))
@@ -101,6 +104,7 @@ trap 'exit 130' INT TERM
 
 step "a private lab cluster ($OPSLAB_CLUSTER)"
 lab/scripts/lab-down.sh >/dev/null
+chapters/02-taints/lab/outage/down.sh >/dev/null
 lab/scripts/lab-up.sh
 
 step "end-to-end: the lab cluster's smoke suite"

@@ -357,16 +357,9 @@ func Power(ctx context.Context, k kubernetes.Interface, nodes []string, on bool)
 // A Seen is what a Recorder saw of an experiment, times counted from its
 // start.
 type Seen struct {
-	Flips   []taints.Flip // Ready condition changes
-	Marks   []taints.Mark // NoExecute not-ready or unreachable taints on and off
-	Evicted []Eviction    // the lab's pods deleted
-}
-
-// An Eviction is a lab pod's deletion as the recorder saw it.
-type Eviction struct {
-	At   time.Duration
-	Pod  string
-	Node string
+	Flips   []taints.Flip     // Ready condition changes
+	Marks   []taints.Mark     // NoExecute not-ready or unreachable taints on and off
+	Evicted []taints.Eviction // the lab's pods deleted
 }
 
 // A Recorder watches the outage lab's nodes and pods and notes, when it
@@ -481,7 +474,7 @@ func (r *Recorder) pod(p *corev1.Pod) {
 		return
 	}
 	r.gone[p.Name] = true
-	r.seen.Evicted = append(r.seen.Evicted, Eviction{At: time.Since(r.start), Pod: p.Name, Node: p.Spec.NodeName})
+	r.seen.Evicted = append(r.seen.Evicted, taints.Eviction{At: time.Since(r.start), Node: p.Spec.NodeName})
 }
 
 // Since returns how long ago the recording started.

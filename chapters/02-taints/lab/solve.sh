@@ -64,3 +64,10 @@ out=$(go run ./chapters/02-taints/lab/mytimetable --context "$ctx" opslab.dev/li
 printf '%s\n' "$out"
 k -n taints-lab create configmap my-timetable --from-literal=taint=opslab.dev/link-down:NoExecute \
 	--from-literal=out="$out" --dry-run=client -o yaml | k apply -f - >/dev/null
+
+step "8. the zone-outage lab: 150 nodes in three zones, six outages, each against the model"
+chapters/02-taints/lab/outage/up.sh
+record=()
+[ -n "${OPSLAB_OUTAGE_RECORD:-}" ] && record=(--record "$OPSLAB_OUTAGE_RECORD")
+printf '$ outage --context %s run\n' "$ctx-scale"
+"$LAB_CACHE/outage" --context "$ctx-scale" run "${record[@]}"

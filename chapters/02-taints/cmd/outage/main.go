@@ -37,7 +37,8 @@ Outage is chapter 2's zone-outage lab on the scale cluster (make outage-up).
 Experiments, in the order run takes them when none is named:
 %s
   --kubeconfig FILE  kubeconfig to use (default $KUBECONFIG or ~/.kube/config)
-  --context NAME     the scale cluster's context (default kwok-opslab-scale)
+  --context NAME     the scale cluster's context (default $OPSLAB_CONTEXT-scale,
+                     else kwok-opslab-scale)
   --settings FILE    read the controller's settings from FILE, a kwokctl
                      cluster's kwok.yaml, instead of the context's cluster
   --record FILE      run: write what was seen, as JSON, to FILE
@@ -71,7 +72,7 @@ func parse(args []string) (options, error) {
 	fs := flag.NewFlagSet("outage", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "")
-	fs.StringVar(&o.context, "context", "kwok-opslab-scale", "")
+	fs.StringVar(&o.context, "context", defaultContext(), "")
 	fs.StringVar(&o.settings, "settings", "", "")
 	fs.StringVar(&o.record, "record", "", "")
 	// Flags may come before and after the command and the experiments.
@@ -121,6 +122,15 @@ func parse(args []string) (options, error) {
 		return o, cmdshell.Usagef("--record goes with outage run")
 	}
 	return o, nil
+}
+
+// defaultContext is the scale cluster's context next to the lab cluster of
+// $OPSLAB_CONTEXT: kwok-opslab-scale for kwok-opslab.
+func defaultContext() string {
+	if c := os.Getenv("OPSLAB_CONTEXT"); c != "" {
+		return c + "-scale"
+	}
+	return "kwok-opslab-scale"
 }
 
 func outage(args []string, stdout, stderr io.Writer) error {
@@ -377,22 +387,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // A record is one experiment as the lab ran it, the JSON of --record.
 type record struct {
-	Experiment  string          `json:"experiment"`
-	Seen        kube.Seen       `json:"seen"`
-	Passes      []time.Duration `json:"passes"` // the health passes, as fitted to what was seen
-	Inside      bool            `json:"inside"`
-	Differences []string        `json:"differences,omitempty"`
-}
-
-// tolerance is how far a seen taint may be from the model's time, once the
-// health passes are placed where the lab saw them: a tainting pass's
-// period (the model's tainting passes and the controller's do not start
-// together), plus the time a watch event takes to reach the lab on a busy
-// machine; and for each taint before it in the zone's queue, one more
-// period and the taint's own request, which the controller's next
-// tainting pass waits for.
-func tolerance(end time.Duration) taints.Tolerance {
-	return taints.Tolerance{Base: taints.TaintPassPeriod + 300*time.Millisecond, PerTaint: taints.TaintPassPeriod + 50*time.Millisecond, End: end}
+	taints.Run
+	Differences []string `json:"differences,omitempty"`
 }
 
 // experiment runs one experiment and prints how it went. It switches the
@@ -434,14 +430,16 @@ func (l *lab) experiment(ctx context.Context, e taints.Experiment) (record, erro
 		return record{}, err
 	}
 	seen := rec.Stop()
-	// The model meets the nodes' flips when the lab saw them, not when it
-	// asked for them, and its health passes start with the one the lab saw.
+	run := taints.Run{
+		Experiment: e.Name, Rates: m.Rates, MonitorPeriod: m.MonitorPeriod,
+		TolerationSeconds: kube.OutageTolerationSeconds,
+		Flips:             seen.Flips, Passes: append([]time.Duration{passAt}, passes...),
+		Marks: seen.Marks, Evicted: seen.Evicted, End: passAt + m.MonitorPeriod + e.Watch,
+	}
+	fit, diffs := m.Replay(e, run)
 	observed := e
-	observed.Flips = seen.Flips
-	observed.Watch = passAt + m.MonitorPeriod + e.Watch
-	m.Passes = append([]time.Duration{passAt}, passes...)
-	fit, diffs := m.Fit(observed, seen.Marks, tolerance(observed.Watch), taints.Shifts(-PassSlack, 0, 25*time.Millisecond))
-	writeSeen(w, m, seen, fit.Predict(observed), observed.Watch)
+	observed.Flips, observed.Watch = run.Flips, run.End
+	writeSeen(w, m, seen, fit.Predict(observed), run.End)
 	if len(diffs) == 0 {
 		fmt.Fprintf(w, "  as predicted%s\n", insideNote(fit.Inside))
 	} else {
@@ -450,13 +448,8 @@ func (l *lab) experiment(ctx context.Context, e taints.Experiment) (record, erro
 			fmt.Fprintf(w, "    %s\n", d)
 		}
 	}
-	return record{Experiment: e.Name, Seen: seen, Passes: fit.Passes, Inside: fit.Inside, Differences: diffs}, nil
+	return record{Run: run, Differences: diffs}, nil
 }
-
-// PassSlack is how long before the lab saw a health pass end in the
-// controller's metrics it may have ended: the lab polls every 50 ms, and a
-// scrape takes some milliseconds more on a busy machine.
-const PassSlack = 150 * time.Millisecond
 
 // passes polls the controller's metrics until the recording is until old,
 // and returns when it saw each health pass end, counted as the recording

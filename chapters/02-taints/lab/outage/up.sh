@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # up.sh starts the zone-outage lab's scale cluster, opslab-scale (or
-# $OPSLAB_SCALE_CLUSTER), next to the learner's opslab cluster: the course's
+# $OPSLAB_CLUSTER-scale, or $OPSLAB_SCALE_CLUSTER), next to the learner's
+# opslab cluster, its context kwok-opslab-scale in the same kubeconfig: the course's
 # control plane with the node lifecycle controller's settings of
 # kwokctl.yaml here, 150 kwok nodes in three zones (90, 45 and 15 nodes) and
 # one pod on each. It reuses the cluster when it is already running.
@@ -8,7 +9,9 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../../../../lab/scripts/versions.sh"
 export PATH=$LAB_BIN:$PATH
-name=${OPSLAB_SCALE_CLUSTER:-opslab-scale}
+name=${OPSLAB_SCALE_CLUSTER:-${OPSLAB_CLUSTER:-opslab}-scale}
+kubeconfig_args=()
+[ -n "${KUBECONFIG:-}" ] && kubeconfig_args=(--kubeconfig "${KUBECONFIG%%:*}")
 start=$SECONDS
 [ -x "$LAB_BIN/kwokctl" ] || "$OPSLAB_ROOT/lab/scripts/build-binaries.sh"
 mkdir -p "$LAB_CACHE"
@@ -18,12 +21,12 @@ if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 	kwokctl start cluster --name "$name" >/dev/null 2>&1 || true
 else
 	echo "outage-up: creating cluster $name"
-	kwokctl_create --name "$name" --config "$here/kwokctl.yaml" \
-		--kube-audit-policy "$here/audit-policy.yaml" --wait 60s >/dev/null 2>&1 || {
-		echo "outage-up: kwokctl could not create cluster $name; its logs are in ~/.kwok/clusters/$name/logs" >&2
+	kwokctl_create --name "$name" "${kubeconfig_args[@]}" --config "$here/kwokctl.yaml" \
+		--kube-audit-policy "$here/audit-policy.yaml" --wait 60s >"$LAB_CACHE/$name-create.log" 2>&1 || {
+		echo "outage-up: kwokctl could not create cluster $name; see $LAB_CACHE/$name-create.log and ~/.kwok/clusters/$name/logs" >&2
 		exit 1
 	}
 fi
 echo "outage-up: creating 150 nodes and their pods"
 "$LAB_CACHE/outage" --context "kwok-$name" populate
-echo "outage-up: $name is ready with 150 nodes in $((SECONDS - start)) s; run: make outage (or $LAB_CACHE/outage --context kwok-$name run)"
+echo "outage-up: $name is ready with 150 nodes in $((SECONDS - start)) s; make outage runs the experiments"

@@ -1,0 +1,161 @@
+package taints
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// labRuns reads testdata/outage-run.json: the zone-outage lab's six
+// experiments as `outage run --record` saw them on the course's control
+// plane (v1.37, 150 kwok nodes, the scale profile's settings).
+func labRuns(t *testing.T) []Run {
+	t.Helper()
+	data, err := os.ReadFile("testdata/outage-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []Run
+	if err := json.Unmarshal(data, &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != len(Experiments(OutageLayout)) {
+		t.Fatalf("the recording holds %d experiments, the lab has %d", len(runs), len(Experiments(OutageLayout)))
+	}
+	return runs
+}
+
+// replay predicts each recorded run with the given rates and returns the
+// differences, experiment by experiment.
+func replay(t *testing.T, runs []Run, rates func(Rates) Rates) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, r := range runs {
+		i := slices.IndexFunc(Experiments(OutageLayout), func(e Experiment) bool { return e.Name == r.Experiment })
+		if i < 0 {
+			t.Fatalf("the recording has an experiment %q the lab does not", r.Experiment)
+		}
+		o := Outage{Rates: rates(r.Rates), MonitorPeriod: r.MonitorPeriod, Layout: OutageLayout}
+		if _, diffs := o.Replay(Experiments(OutageLayout)[i], r); len(diffs) > 0 {
+			out[r.Experiment] = diffs
+		}
+	}
+	return out
+}
+
+// TestOutageMatchesRecordedRun replays the lab's recorded run: for every
+// experiment the model, given the controller's settings, the nodes' flips
+// and the health passes as the lab saw them, predicts the NoExecute taints
+// the real node lifecycle controller put on and took off, zone by zone,
+// and which pods the taint eviction controller deleted and when.
+func TestOutageMatchesRecordedRun(t *testing.T) {
+	for name, diffs := range replay(t, labRuns(t), func(r Rates) Rates { return r }) {
+		t.Errorf("%s: the model does not match the recorded run:\n  %s", name, strings.Join(diffs, "\n  "))
+	}
+}
+
+// TestOutageReplayCatchesWrongSettings breaks the model's settings one at
+// a time and sees the recorded run refute each: the replay is a test of
+// the rates and thresholds, not of anything a fit could absorb.
+func TestOutageReplayCatchesWrongSettings(t *testing.T) {
+	runs := labRuns(t)
+	for _, tc := range []struct {
+		name   string
+		change func(Rates) Rates
+		want   string // an experiment that must then differ
+	}{
+		{"normal rate 25% faster", func(r Rates) Rates { r.Normal *= 1.25; return r }, "zone"},
+		{"normal rate 20% slower", func(r Rates) Rates { r.Normal *= 0.8; return r }, "few"},
+		{"secondary rate doubled", func(r Rates) Rates { r.Secondary *= 2; return r }, "large-partial"},
+		{"secondary rate halved", func(r Rates) Rates { r.Secondary /= 2; return r }, "large-partial"},
+		{"unhealthy threshold 65%", func(r Rates) Rates { r.UnhealthyThreshold = 0.65; return r }, "small-partial"},
+		{"large zones from 100 nodes", func(r Rates) Rates { r.LargeCluster = 100; return r }, "large-partial"},
+		{"large zones from 10 nodes", func(r Rates) Rates { r.LargeCluster = 10; return r }, "small-partial"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := replay(t, runs, tc.change)
+			if _, ok := got[tc.want]; !ok {
+				t.Errorf("with %s the model still matches experiment %s", tc.name, tc.want)
+			}
+		})
+	}
+}
+
+// TestOutageExperiments pins what each experiment shows when the outage
+// is whole by the first health pass that sees it (the lab's settings:
+// 0.5 and 0.1 nodes a second, zones large above 50 nodes, unhealthy from
+// 55 %, a pass every 5 s; times from that pass).
+func TestOutageExperiments(t *testing.T) {
+	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
+	want := map[string]string{
+		"few":           "zone-a:+0.0 zone-a:+2.0 zone-a:+4.0 zone-a:+6.0 zone-a:+8.0",
+		"large-partial": "zone-a:+0.0 zone-a:+10.0 zone-a:+20.0",
+		"small-partial": "",
+		"zone":          "zone-c:+0.0 zone-c:+2.0 zone-c:+4.0 zone-c:+6.0 zone-c:+8.0 zone-c:+10.0 zone-c:+12.0",
+		"everything":    "",
+		"recovery":      "",
+	}
+	for _, e := range Experiments(OutageLayout) {
+		if g := marksString(o.Predict(e)); g != want[e.Name] {
+			t.Errorf("%s: the model predicts %q, want %q", e.Name, g, want[e.Name])
+		}
+	}
+}
+
+func marksString(p Prediction) string {
+	var s []string
+	for _, m := range p.Marks {
+		sign := "-"
+		if m.Added {
+			sign = "+"
+		}
+		s = append(s, fmt.Sprintf("%s:%s%.1f", m.Zone, sign, m.At.Seconds()))
+	}
+	return strings.Join(s, " ")
+}
+
+// TestTaintPassInsideFullDisruptionKeepsItsTaint: a tainting pass that runs
+// while the health pass that finds every zone dead is still going taints
+// one node in each zone at the zones' old rates, and the taints stay: the
+// controller takes taints off the nodes as it listed them when the pass
+// began, and these were untainted then. Without such a pass nothing is
+// tainted at all.
+func TestTaintPassInsideFullDisruptionKeepsItsTaint(t *testing.T) {
+	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
+	everything := Experiments(OutageLayout)[4]
+	if got := marksString(o.Predict(everything)); got != "" {
+		t.Fatalf("without a tainting pass inside the health pass, the model predicts %q, want nothing", got)
+	}
+	o.Inside = true
+	p := o.Predict(everything)
+	if got, want := marksString(p), "zone-a:+0.0 zone-b:+0.0 zone-c:+0.0"; got != want {
+		t.Errorf("with a tainting pass inside it, the model predicts %q, want %q", got, want)
+	}
+	if left := p.Left(); len(left) != 3 {
+		t.Errorf("the taints still on at the end are %v, want one in each zone", left)
+	}
+}
+
+// TestTaintsBeforeFullDisruptionComeOff: taints the controller put on
+// before every zone went dark (here the dead small zone, emptying at the
+// normal rate while the others were up) come off at the first health pass
+// that sees the rest failed.
+func TestTaintsBeforeFullDisruptionComeOff(t *testing.T) {
+	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
+	var rest []string
+	for _, z := range OutageLayout[:2] {
+		rest = append(rest, OutageLayout.First(z.Name, z.Nodes)...)
+	}
+	e := Experiment{Flips: append(flips(0, False, OutageLayout.First("zone-c", 15)), flips(6*time.Second, False, rest)...), Watch: 20 * time.Second}
+	p := o.Predict(e)
+	if got, want := marksString(p), "zone-c:+0.0 zone-c:+2.0 zone-c:+4.0 zone-c:+6.0 zone-c:+8.0 zone-c:-10.0 zone-c:-10.0 zone-c:-10.0 zone-c:-10.0 zone-c:-10.0"; got != want {
+		t.Errorf("the model predicts %q, want %q", got, want)
+	}
+	if left := p.Left(); len(left) != 0 {
+		t.Errorf("%v still tainted when every zone is dead", left)
+	}
+}
