@@ -33,6 +33,7 @@ Outage is chapter 2's zone-outage lab on the scale cluster (make outage-up).
   outage run [EXPERIMENT]...      prepare the cluster, predict, switch the nodes,
                                   watch, and compare what happened with the model
   outage populate                 create the lab's 150 nodes and their pods
+  outage show FILE                replay a run recorded with --record against the model
 
 Experiments, in the order run takes them when none is named:
 %s
@@ -56,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 type options struct {
 	kubeconfig, context, settings, record string
 	command                               string
+	show                                  string // the record file of outage show
 	experiments                           []taints.Experiment
 }
 
@@ -96,12 +98,18 @@ func parse(args []string) (options, error) {
 	o.command = rest[0]
 	switch o.command {
 	case "predict", "run":
+	case "show":
+		if len(rest) != 2 {
+			return o, cmdshell.Usagef("outage show takes one file, written by outage run --record")
+		}
+		o.show = rest[1]
+		return o, nil
 	case "populate":
 		if len(rest) > 1 {
 			return o, cmdshell.Usagef("outage populate takes no experiment")
 		}
 	default:
-		return o, cmdshell.Usagef("command %q is not known: use predict, run or populate", o.command)
+		return o, cmdshell.Usagef("command %q is not known: use predict, run, show or populate", o.command)
 	}
 	all := taints.Experiments(taints.OutageLayout)
 	for _, name := range rest[1:] {
@@ -141,6 +149,9 @@ func outage(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o.command == "show" {
+		return show(o.show, stdout)
 	}
 	ctrl, model, err := settings(o)
 	if err != nil {
@@ -200,6 +211,57 @@ func outage(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// show replays the runs of a record file against the model, with the
+// settings each run recorded, and prints each one's timeline.
+func show(path string, w io.Writer) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	var records []record
+	if err := json.Unmarshal(data, &records); err != nil {
+		return fmt.Errorf("%s is not a record of outage run --record: %v", path, err)
+	}
+	all := taints.Experiments(taints.OutageLayout)
+	failed := 0
+	for i, r := range records {
+		j := slices.IndexFunc(all, func(e taints.Experiment) bool { return e.Name == r.Experiment })
+		if j < 0 {
+			return fmt.Errorf("%s: experiment %q is not one of the lab's", path, r.Experiment)
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		m := taints.Outage{Rates: r.Rates, MonitorPeriod: r.MonitorPeriod, Layout: taints.OutageLayout}
+		fmt.Fprintf(w, "%s: %s\n", r.Experiment, all[j].Title)
+		if !report(w, m, all[j], r.Run) {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d runs do not go as the model predicts", failed, len(records))
+	}
+	return nil
+}
+
+// report replays a run against the model and prints its timeline and the
+// verdict; it returns whether the run went as predicted.
+func report(w io.Writer, m taints.Outage, e taints.Experiment, run taints.Run) bool {
+	fit, diffs := m.Replay(e, run)
+	observed := e
+	observed.Flips, observed.Watch = run.Flips, run.End
+	writeSeen(w, m, run.Marks, run.Evicted, fit.Predict(observed), run.End)
+	if len(diffs) == 0 {
+		fmt.Fprintf(w, "  as predicted%s\n", insideNote(fit.Inside))
+		return true
+	}
+	fmt.Fprintln(w, "  NOT as predicted, at best:")
+	for _, d := range diffs {
+		fmt.Fprintf(w, "    %s\n", d)
+	}
+	return false
+}
+
 // writeRecord writes the experiments' records to path, if there is one.
 func writeRecord(path string, records []record) error {
 	if path == "" {
@@ -249,7 +311,7 @@ func describeSettings(m taints.Outage) string {
 func writePrediction(w io.Writer, m taints.Outage, e taints.Experiment) {
 	p := m.Predict(e)
 	fmt.Fprintf(w, "%s: %s\n", e.Name, e.Title)
-	fmt.Fprintf(w, "  the model predicts, for %s after the switch (every time up to %s later, when the next health pass comes):\n", e.Watch, m.MonitorPeriod)
+	fmt.Fprintf(w, "  the model predicts, in seconds from the first health pass after the switch (at most %s after it):\n", m.MonitorPeriod)
 	for _, z := range p.Zones {
 		fmt.Fprintf(w, "    at %4.1fs %s becomes %s, tainting %s\n", z.At.Seconds(), z.Zone, z.State, rate(z.Rate))
 	}
@@ -436,18 +498,8 @@ func (l *lab) experiment(ctx context.Context, e taints.Experiment) (record, erro
 		Flips:             seen.Flips, Passes: append([]time.Duration{passAt}, passes...),
 		Marks: seen.Marks, Evicted: seen.Evicted, End: passAt + m.MonitorPeriod + e.Watch,
 	}
-	fit, diffs := m.Replay(e, run)
-	observed := e
-	observed.Flips, observed.Watch = run.Flips, run.End
-	writeSeen(w, m, seen, fit.Predict(observed), run.End)
-	if len(diffs) == 0 {
-		fmt.Fprintf(w, "  as predicted%s\n", insideNote(fit.Inside))
-	} else {
-		fmt.Fprintln(w, "  NOT as predicted, at best:")
-		for _, d := range diffs {
-			fmt.Fprintf(w, "    %s\n", d)
-		}
-	}
+	_, diffs := m.Replay(e, run)
+	report(w, m, e, run)
 	return record{Run: run, Differences: diffs}, nil
 }
 
@@ -500,7 +552,7 @@ func groupFlips(flips []taints.Flip) [][]taints.Flip {
 // writeSeen prints a timeline per zone, one column a second: the taints put
 // on (a digit, + for more than 9) and taken off (-) in that second, as the
 // fitted model predicted them and as they were seen, and the evictions.
-func writeSeen(w io.Writer, m taints.Outage, seen kube.Seen, p taints.Prediction, span time.Duration) {
+func writeSeen(w io.Writer, m taints.Outage, marks []taints.Mark, evicted []taints.Eviction, p taints.Prediction, span time.Duration) {
 	cols := int(span.Seconds()) + 1
 	row := func(marks []taints.Mark, zone string) string {
 		on, off := make([]int, cols), make([]int, cols)
@@ -533,14 +585,15 @@ func writeSeen(w io.Writer, m taints.Outage, seen kube.Seen, p taints.Prediction
 	fmt.Fprintf(w, "  taints by second (digit: put on, -: taken off)\n")
 	for _, z := range m.Layout {
 		fmt.Fprintf(w, "    %-7s model %s\n", z.Name, row(p.Marks, z.Name))
-		fmt.Fprintf(w, "    %-7s seen  %s\n", "", row(seen.Marks, z.Name))
+		fmt.Fprintf(w, "    %-7s seen  %s\n", "", row(marks, z.Name))
 	}
-	if len(seen.Evicted) > 0 {
+	if len(evicted) > 0 {
 		var ts []time.Duration
-		for _, ev := range seen.Evicted {
+		for _, ev := range evicted {
 			ts = append(ts, ev.At)
 		}
-		fmt.Fprintf(w, "  %d pods evicted, at %s s\n", len(seen.Evicted), secs(ts))
+		slices.Sort(ts)
+		fmt.Fprintf(w, "  %d pods evicted, at %s s\n", len(evicted), secs(ts))
 	} else {
 		fmt.Fprintln(w, "  no pod evicted")
 	}

@@ -1,0 +1,71 @@
+package kube
+
+import (
+	"testing"
+	"time"
+
+	taints "github.com/opslab/opslab/chapters/02-taints"
+)
+
+// TestSettingsReadTheCommandLine: the outage lab's model runs with the
+// node lifecycle controller's settings as kube-controller-manager got them
+// on its command line, the last value of a flag winning, its defaults for
+// the flags it did not get; no other component's flags count.
+func TestSettingsReadTheCommandLine(t *testing.T) {
+	conf := []byte(`components:
+- name: kwok-controller
+  args: ["--node-eviction-rate=7"]
+- name: kube-controller-manager
+  args:
+  - --node-monitor-period=25s
+  - --secure-port=32762
+  - --node-monitor-period=5s
+  - --secondary-node-eviction-rate=0.1
+  - --unhealthy-zone-threshold=0.55
+  - --node-eviction-rate=0.5
+  - --node-eviction-rate=0.25
+`)
+	got, err := Settings(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Controller{
+		Rates:         taints.Rates{Normal: 0.25, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55},
+		MonitorPeriod: 5 * time.Second,
+		MetricsPort:   32762,
+	}
+	if got != want {
+		t.Errorf("Settings = %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{
+		"components: [{name: kube-controller-manager, args: [--node-eviction-rate=fast]}]",
+		"components: [{name: kube-scheduler, args: []}]",
+		"components: {",
+	} {
+		if _, err := Settings([]byte(bad)); err == nil {
+			t.Errorf("Settings(%q) gave no error", bad)
+		}
+	}
+}
+
+// TestParseMetrics reads the node lifecycle controller's metrics as
+// kube-controller-manager serves them; a zone's label holds the region, a
+// NUL byte and the zone.
+func TestParseMetrics(t *testing.T) {
+	text := "# HELP node_collector_zone_health Gauge measuring percentage of healthy nodes per zone.\n" +
+		"node_collector_evictions_total{zone=\"lab:\x00:zone-a\"} 44\n" +
+		"node_collector_update_all_nodes_health_duration_seconds_count 1127\n" +
+		"node_collector_update_all_nodes_health_duration_seconds_sum 3.5\n" +
+		"node_collector_zone_health{zone=\"lab:\x00:zone-c\"} 40\n" +
+		"node_collector_zone_health{zone=\"lab: :zone-b\"} 100\n"
+	m := ParseMetrics(text)
+	if m.Passes != 1127 {
+		t.Errorf("Passes = %d, want 1127", m.Passes)
+	}
+	if m.Health["lab:\x00:zone-c"] != 40 || m.Health["lab: :zone-b"] != 100 || len(m.Health) != 2 {
+		t.Errorf("Health = %v", m.Health)
+	}
+	if m.Tainted["lab:\x00:zone-a"] != 44 {
+		t.Errorf("Tainted = %v", m.Tainted)
+	}
+}
