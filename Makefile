@@ -63,7 +63,7 @@ lab-up: ## start the lab cluster "opslab" (or reuse it when healthy)
 env: ## print the line that puts the course's kubectl first on your PATH: eval "$$(make -s env)"
 	@lab/scripts/env.sh
 
-.PHONY: outage-up outage-down outage outage-predict
+.PHONY: outage-up outage-down outage outage-predict bench-outage
 outage-up: ## chapter 2's zone-outage lab: start the 150-node scale cluster next to yours
 	@chapters/02-taints/lab/outage/up.sh
 
@@ -75,6 +75,9 @@ outage-predict: ## what the model expects of each outage on the scale cluster (E
 
 outage: ## run the zone-outage lab's experiments on the scale cluster, each predicted first (EXP=name for one)
 	@$(GO) run ./chapters/02-taints/cmd/outage run $(EXP)
+
+bench-outage: ## time make outage-up (150 nodes Ready) against raw kwokctl create and scale node, warm binaries
+	@chapters/02-taints/lab/outage/bench.sh
 
 .PHONY: lab-down
 lab-down: ## remove the lab cluster

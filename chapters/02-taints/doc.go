@@ -48,6 +48,14 @@
 // runs on a logical clock: every method that needs the time takes it as an
 // argument.
 //
+// # A zone goes dark
+//
+// [Outage] runs the zone-outage lab's [Experiments] on a [Layout] of zones
+// with the controller's settings, its health passes where the lab saw them
+// and its tainting passes every 100 ms, and predicts the NoExecute taints
+// zone by zone; [Outage.Replay] holds a [Run] the lab recorded on a real
+// control plane to that prediction.
+//
 // # Many pods
 //
 // [Timetable] applies [Evict] to every pod on a node and orders the result

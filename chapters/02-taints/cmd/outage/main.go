@@ -179,7 +179,7 @@ func outage(args []string, stdout, stderr io.Writer) error {
 	defer cancel()
 	lab := &lab{cluster: c, ctrl: ctrl, model: model, out: stdout}
 	if o.command == "populate" {
-		return lab.prepare(ctx, nil)
+		return lab.populate(ctx, nil)
 	}
 	if err := lab.prepare(ctx, nil); err != nil {
 		return err
@@ -362,11 +362,25 @@ type lab struct {
 	out     io.Writer
 }
 
-// prepare brings the cluster to an experiment's start: the lab's nodes and
-// pods created where missing, the nodes of down switched off, every other
-// node on, Ready and untainted, every lab pod running; then it waits for a
-// health pass that sees the zones so, and for every zone's bucket to fill.
+// prepare brings the cluster to an experiment's start (populate), then
+// waits for a health pass that sees the zones so, and for every zone's
+// bucket to fill.
 func (l *lab) prepare(ctx context.Context, down []string) error {
+	if err := l.populate(ctx, down); err != nil {
+		return err
+	}
+	// A health pass that sees the nodes as they are now, then one token's
+	// time for the buckets the pass swapped.
+	if _, err := l.nextPass(ctx); err != nil {
+		return err
+	}
+	return sleep(ctx, time.Duration(float64(time.Second)/l.model.Rates.Normal)+200*time.Millisecond)
+}
+
+// populate creates the lab's nodes and pods where missing, switches the
+// nodes of down off and every other node on, and waits until those are
+// Ready and untainted and every lab pod runs.
+func (l *lab) populate(ctx context.Context, down []string) error {
 	c, m := l.cluster, l.model
 	if err := kube.Populate(ctx, c.Kube, m.Layout); err != nil {
 		return err
@@ -407,12 +421,7 @@ func (l *lab) prepare(ctx context.Context, down []string) error {
 			return err
 		}
 	}
-	// A health pass that sees the nodes as they are now, then one token's
-	// time for the buckets the pass swapped.
-	if _, err := l.nextPass(ctx); err != nil {
-		return err
-	}
-	return sleep(ctx, time.Duration(float64(time.Second)/m.Rates.Normal)+200*time.Millisecond)
+	return nil
 }
 
 // nextPass waits for the controller's next health pass, polling its metrics,
