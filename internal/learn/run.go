@@ -1,0 +1,136 @@
+package learn
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// A Result is one test's outcome in a run.
+type Result struct {
+	Test   string
+	Passed bool
+	Ran    bool     // false when the test did not run: the package did not build, or it does not exist
+	Output []string // the test's own lines (t.Error's messages), without go test's framing
+}
+
+// A Run is the outcome of one step's tests.
+type Run struct {
+	Results  []Result // in the step's order
+	BuildErr string   // the compiler's complaint, when the workspace does not build
+	Took     time.Duration
+}
+
+// Passed reports whether every test ran and passed.
+func (r Run) Passed() bool {
+	if r.BuildErr != "" {
+		return false
+	}
+	for _, res := range r.Results {
+		if !res.Passed {
+			return false
+		}
+	}
+	return true
+}
+
+// FirstFailure is the first test of the step's order that did not pass.
+func (r Run) FirstFailure() (Result, bool) {
+	for _, res := range r.Results {
+		if !res.Passed {
+			return res, true
+		}
+	}
+	return Result{}, false
+}
+
+// RunTests runs tests of the package in dir (a directory relative to
+// root, as ./dir) with go test -json, from root.
+func RunTests(ctx context.Context, root, dir string, tests []string) Run {
+	start := time.Now()
+	quoted := make([]string, len(tests))
+	for i, t := range tests {
+		quoted[i] = regexp.QuoteMeta(t)
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "-json", "-run", "^("+strings.Join(quoted, "|")+")$", "./"+dir)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output()
+	run := parse(out, tests)
+	if !anyRan(run.Results) {
+		run.BuildErr = strings.TrimSpace(run.BuildErr + "\n" + stderr.String())
+		if run.BuildErr == "" {
+			run.BuildErr = "go test ran none of the step's tests"
+		}
+	}
+	run.Took = time.Since(start)
+	return run
+}
+
+func anyRan(rs []Result) bool {
+	for _, r := range rs {
+		if r.Ran {
+			return true
+		}
+	}
+	return false
+}
+
+type event struct {
+	Action string
+	Test   string
+	Output string
+}
+
+var framing = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|FAIL|SKIP))`)
+
+func parse(out []byte, tests []string) Run {
+	byName := map[string]*Result{}
+	var run Run
+	run.Results = make([]Result, len(tests))
+	for i, t := range tests {
+		run.Results[i] = Result{Test: t}
+		byName[t] = &run.Results[i]
+	}
+	var build strings.Builder
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		if e.Action == "build-output" {
+			build.WriteString(e.Output)
+			continue
+		}
+		name, _, _ := strings.Cut(e.Test, "/")
+		r := byName[name]
+		if r == nil {
+			continue
+		}
+		switch e.Action {
+		case "output":
+			line := strings.TrimRight(e.Output, "\n")
+			if line != "" && !framing.MatchString(line) {
+				r.Output = append(r.Output, strings.TrimSpace(line))
+			}
+		case "pass":
+			if e.Test == name {
+				r.Ran, r.Passed = true, true
+			}
+		case "fail":
+			if e.Test == name {
+				r.Ran, r.Passed = true, false
+			}
+		}
+	}
+	run.BuildErr = strings.TrimSpace(build.String())
+	return run
+}
