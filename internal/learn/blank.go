@@ -22,6 +22,14 @@ import (
 // names the step in the comment the new body carries. It fails when a name
 // is not declared in src.
 func Blank(src []byte, names map[string]string) ([]byte, error) {
+	return blank(src, names, nil)
+}
+
+// blank is Blank; with from set, each function keeps its body behind a
+// switch instead: the zero values are returned when the step (numbered
+// from 1) is at or after the package's learnFrom, which the test binary
+// reads from OPSLAB_LEARN_FROM. from maps a function to its step number.
+func blank(src []byte, names map[string]string, from map[string]int) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
 	if err != nil {
@@ -49,6 +57,16 @@ func Blank(src []byte, names map[string]string) ([]byte, error) {
 			to:   fset.Position(fd.Body.Rbrace).Offset + 1,
 			body: zeroBody(src, fset, fd, step),
 		})
+		if from != nil {
+			c := &cuts[len(cuts)-1]
+			zero := strings.TrimSuffix(strings.TrimPrefix(c.body, "{"), "}")
+			if !strings.Contains(zero, "return") {
+				zero += "\treturn\n"
+			}
+			c.from++ // keep the original body after the switch
+			c.to = c.from
+			c.body = fmt.Sprintf("\n\tif learnFrom <= %d {%s\t}\n", from[name], zero)
+		}
 	}
 	for name := range names {
 		if !found[name] {
@@ -219,6 +237,73 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 		return fmt.Errorf("chapter %s has no file %s", t.Dir, file)
 	}
 	return nil
+}
+
+// switchFile declares learnFrom for GenerateSwitched's workspace.
+const switchFile = `package %s
+
+import (
+	"os"
+	"strconv"
+)
+
+// learnFrom is the step whose functions, and every later step's, return
+// zero values: OPSLAB_LEARN_FROM, or none.
+var learnFrom = func() int {
+	n, err := strconv.Atoi(os.Getenv("OPSLAB_LEARN_FROM"))
+	if err != nil {
+		return 1 << 30
+	}
+	return n
+}()
+`
+
+// GenerateSwitched writes one workspace in which every step's starting
+// point can be chosen when its tests run, with OPSLAB_LEARN_FROM=K (the
+// steps from K on blanked): each step's functions return their zero values
+// when their step is blanked, and run the model's body otherwise. It lets a
+// test build one binary for all of a chapter's steps.
+func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath string) error {
+	from := map[string]map[string]int{}
+	for i, st := range t.Steps {
+		for _, fn := range st.Funcs {
+			file, name, _ := strings.Cut(fn, "#")
+			if from[file] == nil {
+				from[file] = map[string]int{}
+			}
+			from[file][name] = i + 1
+		}
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(chapterDir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(chapterDir, e.Name()))
+		if err != nil {
+			return err
+		}
+		src = bytes.ReplaceAll(src, []byte(strconv.Quote(modPath)), []byte(strconv.Quote(dstPath)))
+		if f := from[e.Name()]; f != nil {
+			names := map[string]string{}
+			for n := range f {
+				names[n] = ""
+			}
+			if src, err = blank(src, names, f); err != nil {
+				return fmt.Errorf("%s: %w", e.Name(), err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), src, 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dst, "learnswitch.go"), []byte(fmt.Sprintf(switchFile, pkg)), 0o644)
 }
 
 // Reblank blanks the functions of one step in the learner's workspace file

@@ -64,3 +64,16 @@ func sentence(p *prose.Proof, src []byte) string {
 	}
 	return strings.TrimSpace(text[start:end])
 }
+
+// Headings returns the IDs of a README's headings.
+func Headings(readme string) ([]string, error) {
+	doc, err := prose.Parse(readme)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, h := range doc.Headings {
+		ids = append(ids, h.ID)
+	}
+	return ids, nil
+}

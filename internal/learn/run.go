@@ -52,25 +52,43 @@ func (r Run) FirstFailure() (Result, bool) {
 // RunTests runs tests of the package in dir (a directory relative to
 // root, as ./dir) with go test -json, from root.
 func RunTests(ctx context.Context, root, dir string, tests []string) Run {
+	return RunPackages(ctx, root, []string{dir}, tests)[dir]
+}
+
+// RunPackages runs the same tests in several packages with one go test,
+// which builds them side by side; the runs are keyed by directory.
+func RunPackages(ctx context.Context, root string, dirs []string, tests []string) map[string]Run {
 	start := time.Now()
 	quoted := make([]string, len(tests))
 	for i, t := range tests {
 		quoted[i] = regexp.QuoteMeta(t)
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-json", "-run", "^("+strings.Join(quoted, "|")+")$", "./"+dir)
+	// vet is off: a learner's save should be answered as fast as the
+	// build allows, and the step's tests say what is wrong.
+	args := []string{"test", "-vet=off", "-json", "-run", "^(" + strings.Join(quoted, "|") + ")$"}
+	pkgs := map[string]string{} // import path -> dir
+	for _, d := range dirs {
+		args = append(args, "./"+d)
+		pkgs[Module+"/"+d] = d
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, _ := cmd.Output()
-	run := parse(out, tests)
-	if !anyRan(run.Results) {
-		run.BuildErr = strings.TrimSpace(run.BuildErr + "\n" + stderr.String())
-		if run.BuildErr == "" {
-			run.BuildErr = "go test ran none of the step's tests"
+	runs := parse(out, tests, pkgs)
+	for _, d := range dirs {
+		run := runs[d]
+		if !anyRan(run.Results) {
+			run.BuildErr = strings.TrimSpace(run.BuildErr + "\n" + stderr.String())
+			if run.BuildErr == "" {
+				run.BuildErr = "go test ran none of the step's tests"
+			}
 		}
+		run.Took = time.Since(start)
+		runs[d] = run
 	}
-	run.Took = time.Since(start)
-	return run
+	return runs
 }
 
 func anyRan(rs []Result) bool {
@@ -83,22 +101,29 @@ func anyRan(rs []Result) bool {
 }
 
 type event struct {
-	Action string
-	Test   string
-	Output string
+	Action     string
+	Package    string
+	ImportPath string
+	Test       string
+	Output     string
 }
 
 var framing = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|FAIL|SKIP))`)
 
-func parse(out []byte, tests []string) Run {
-	byName := map[string]*Result{}
-	var run Run
-	run.Results = make([]Result, len(tests))
-	for i, t := range tests {
-		run.Results[i] = Result{Test: t}
-		byName[t] = &run.Results[i]
+func parse(out []byte, tests []string, pkgs map[string]string) map[string]Run {
+	runs := map[string]*Run{}
+	byName := map[string]map[string]*Result{}
+	build := map[string]*strings.Builder{}
+	for _, d := range pkgs {
+		run := &Run{Results: make([]Result, len(tests))}
+		byName[d] = map[string]*Result{}
+		for i, t := range tests {
+			run.Results[i] = Result{Test: t}
+			byName[d][t] = &run.Results[i]
+		}
+		runs[d] = run
+		build[d] = &strings.Builder{}
 	}
-	var build strings.Builder
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -107,11 +132,19 @@ func parse(out []byte, tests []string) Run {
 			continue
 		}
 		if e.Action == "build-output" {
-			build.WriteString(e.Output)
+			// ImportPath is "pkg [pkg.test]" for a test build.
+			ip, _, _ := strings.Cut(e.ImportPath, " ")
+			if d, ok := pkgs[ip]; ok {
+				build[d].WriteString(e.Output)
+			}
+			continue
+		}
+		d, ok := pkgs[e.Package]
+		if !ok {
 			continue
 		}
 		name, _, _ := strings.Cut(e.Test, "/")
-		r := byName[name]
+		r := byName[d][name]
 		if r == nil {
 			continue
 		}
@@ -131,6 +164,10 @@ func parse(out []byte, tests []string) Run {
 			}
 		}
 	}
-	run.BuildErr = strings.TrimSpace(build.String())
-	return run
+	out2 := map[string]Run{}
+	for d, run := range runs {
+		run.BuildErr = strings.TrimSpace(build[d].String())
+		out2[d] = *run
+	}
+	return out2
 }
