@@ -98,7 +98,9 @@ func headingExists(t *testing.T, readme, id string) bool {
 // TestTracksFailBeforePassAfter proves, for every step of every track,
 // that the workspace a learner has when the step begins (the earlier steps
 // written as the model writes them, this one and the later ones blanked)
-// builds, tests included, and fails at least one of the step's tests; and
+// builds, tests included, and fails at least one of the step's tests; that
+// they all pass once the step is written as the model writes it, the later
+// steps still blank; and
 // that a test that fails when every step is blanked is in some step, since
 // it is about the learner's functions. The same tests pass on the model in
 // go test ./... of its chapter.
@@ -153,7 +155,7 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 				t.Fatalf("the switched workspace does not build: %v\n%s", err, out)
 			}
 			outcome := func(from int, tests []string) map[string]bool {
-				cmd := exec.Command(bin, "-test.v", "-test.run", "^("+strings.Join(tests, "|")+")$")
+				cmd := exec.Command(bin, "-test.v", "-test.timeout", "60s", "-test.run", "^("+strings.Join(tests, "|")+")$")
 				cmd.Dir = filepath.Join(root, sw)
 				cmd.Env = append(os.Environ(), fmt.Sprintf("OPSLAB_LEARN_FROM=%d", from))
 				out, _ := cmd.Output()
@@ -190,6 +192,13 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 				}
 				if !slices.Contains(slices.Collect(maps.Values(got)), false) {
 					t.Errorf("step %d (%s): its tests pass before the learner writes anything", k+1, st.ID)
+				}
+				// After the step, the later steps are still blanked: the
+				// step's tests must not need them.
+				for name, ok := range outcome(k+2, st.AllTests()) {
+					if !ok {
+						t.Errorf("step %d (%s): %s fails once the step is written as the model writes it, with the later steps still blank", k+1, st.ID, name)
+					}
 				}
 			}
 		})

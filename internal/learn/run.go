@@ -65,7 +65,7 @@ func RunPackages(ctx context.Context, root string, dirs []string, tests []string
 	}
 	// vet is off: a learner's save should be answered as fast as the
 	// build allows, and the step's tests say what is wrong.
-	args := []string{"test", "-vet=off", "-json", "-run", "^(" + strings.Join(quoted, "|") + ")$"}
+	args := []string{"test", "-vet=off", "-timeout", "60s", "-json", "-run", "^(" + strings.Join(quoted, "|") + ")$"}
 	pkgs := map[string]string{} // import path -> dir
 	for _, d := range dirs {
 		args = append(args, "./"+d)

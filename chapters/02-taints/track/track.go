@@ -52,7 +52,7 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 		Funcs: []string{"timer.go#Timer.Observe"},
 		Tests: []string{"TestTimerStartsWhenObserved", "TestTimerCancelledWhenTaintGoesFirst", "TestTimerNotPushedLater",
 			"TestTimerNotPulledEarlier", "TestTimerUntoleratedReplacesSchedule", "TestTimerForeverCancels",
-			"TestTimerStartsAgainAfterRestart", "TestOneNumberTwoIncidents"},
+			"TestTimerStartsAgainAfterRestart"},
 		Hints: []string{
 			"Ask Evict. An untolerated taint arms the timer to fire now; Never disarms it.",
 			"Otherwise fire at now + Leave.After, unless a timer is already armed: it keeps its first start, and a later trigger does not move it.",
@@ -61,10 +61,11 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 	{
 		ID: "admission", Title: "Who wrote the 300 seconds", Section: "who-wrote-the-300-seconds",
 		Funcs: []string{"admission.go#AdmitDefaults", "admission.go#coversKeyNoExecute"},
-		Tests: []string{"TestAdmitDefaults", "TestAdmitDefaultsOnUpdate", "TestDefaultPodLeavesAfterFiveMinutes"},
+		Tests: []string{"TestAdmitDefaults", "TestAdmitDefaultsOnUpdate", "TestDefaultPodLeavesAfterFiveMinutes",
+			"TestOneNumberTwoIncidents"},
 		Hints: []string{
 			"The admission plugin adds not-ready and unreachable tolerations for seconds, each only when the pod has none covering that key for NoExecute.",
-			"A toleration covers the key for NoExecute when its effect is NoExecute or empty, and it names the key (or Exists with an empty key).",
+			"A toleration counts when its key is that key or empty and its effect NoExecute or empty; its operator, value and seconds do not matter.",
 		},
 	},
 	{
