@@ -187,16 +187,16 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 			}
 			for k, st := range tr.Steps {
 				got := outcome(k+1, st.AllTests())
-				if len(got) != len(st.AllTests()) {
-					t.Errorf("step %d (%s): ran %d of its %d tests", k+1, st.ID, len(got), len(st.AllTests()))
-				}
-				if !slices.Contains(slices.Collect(maps.Values(got)), false) {
+				// A test that did not run was cut short by an earlier one's
+				// panic, which is a failure too.
+				if len(got) == len(st.AllTests()) && !slices.Contains(slices.Collect(maps.Values(got)), false) {
 					t.Errorf("step %d (%s): its tests pass before the learner writes anything", k+1, st.ID)
 				}
 				// After the step, the later steps are still blanked: the
 				// step's tests must not need them.
-				for name, ok := range outcome(k+2, st.AllTests()) {
-					if !ok {
+				after := outcome(k+2, st.AllTests())
+				for _, name := range st.AllTests() {
+					if !after[name] {
 						t.Errorf("step %d (%s): %s fails once the step is written as the model writes it, with the later steps still blank", k+1, st.ID, name)
 					}
 				}

@@ -39,8 +39,15 @@ func (r Run) Passed() bool {
 	return true
 }
 
-// FirstFailure is the first test of the step's order that did not pass.
+// FirstFailure is the first test of the step's order that ran and
+// failed, or else the first that did not run (a test before it panicked,
+// which ends the test binary).
 func (r Run) FirstFailure() (Result, bool) {
+	for _, res := range r.Results {
+		if res.Ran && !res.Passed {
+			return res, true
+		}
+	}
 	for _, res := range r.Results {
 		if !res.Passed {
 			return res, true
