@@ -10,7 +10,8 @@
 // -once runs once and exits, 1 when the step fails. hint shows the current
 // step's next hint. reset puts a step's functions back to their start,
 // keeping the learner's file as FILE.go.bak-K. status shows every chapter's
-// progress. grade runs every step of the workspaces given and prints each
+// progress. The repository is the one the working directory is in, or
+// $OPSLAB_ROOT. grade runs every step of the workspaces given and prints each
 // test's points, or writes Gradescope's results.json with -json.
 //
 // Usage:
@@ -33,6 +34,7 @@ import (
 	"os"
 	"os/signal"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +66,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
+	}
+	if r := os.Getenv("OPSLAB_ROOT"); r != "" {
+		cwd = r
 	}
 	root, err := learn.FindRoot(cwd)
 	if err != nil {
@@ -140,6 +145,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return cmdshell.Usagef("unknown subcommand %q; %s", sub, usage)
 }
+
+// testPos is the position go test puts before a test's message.
+var testPos = regexp.MustCompile(`^\w+_test\.go:\d+: `)
 
 type learner struct {
 	root, base string
@@ -299,7 +307,7 @@ func (l *learner) failure(w learn.Workspace, s learn.State, r learn.Run, claims 
 		if res.Test == st.Oracle && res.Test != first.Test && !res.Passed {
 			fmt.Fprintf(l.out, "  against Kubernetes (%s):\n", res.Test)
 			for _, line := range res.Output[:min(len(res.Output), 4)] {
-				fmt.Fprintf(l.out, "    %s\n", line)
+				fmt.Fprintf(l.out, "    %s\n", testPos.ReplaceAllString(line, ""))
 			}
 		}
 	}

@@ -345,3 +345,21 @@ func Reblank(ws string, t Track, step int) ([]string, error) {
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// Rewrite returns src with the body of the function name (Func or
+// Type.Method) replaced by body, which holds the statements without braces:
+// what a learner types, for the transcripts that play one.
+func Rewrite(src []byte, name, body string) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && funcName(fd) == name {
+			from, to := fset.Position(fd.Body.Lbrace).Offset, fset.Position(fd.Body.Rbrace).Offset+1
+			return format.Source(slices.Concat(src[:from], []byte("{\n"+body+"\n}"), src[to:]))
+		}
+	}
+	return nil, fmt.Errorf("no function %s", name)
+}
