@@ -15,4 +15,4 @@ mkdir -p "$(dirname "$out")"
 out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 rm -f "$out"
 (cd "$tmp" && zip -q -r "$out" setup.sh run_autograder chapters.txt course.tar)
-echo "gradescope: wrote $out (chapters ${CHAPTERS:-1 2 3 4}); it runs students' code: upload it to Gradescope, do not run it on your machine"
+echo "gradescope: wrote $1 (chapters ${CHAPTERS:-1 2 3 4}); it runs students' code: upload it to Gradescope, do not run it on your machine"
