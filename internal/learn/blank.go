@@ -223,6 +223,7 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 			return err
 		}
 		src = bytes.ReplaceAll(src, []byte(strconv.Quote(modPath)), []byte(strconv.Quote(dstPath)))
+		src = tagUpstream(e.Name(), src)
 		if names := blank[e.Name()]; names != nil {
 			if src, err = Blank(src, names); err != nil {
 				return fmt.Errorf("%s: %w", e.Name(), err)
@@ -290,6 +291,7 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 			return err
 		}
 		src = bytes.ReplaceAll(src, []byte(strconv.Quote(modPath)), []byte(strconv.Quote(dstPath)))
+		src = tagUpstream(e.Name(), src)
 		if f := from[e.Name()]; f != nil {
 			names := map[string]string{}
 			for n := range f {
@@ -362,4 +364,56 @@ func Rewrite(src []byte, name, body string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("no function %s", name)
+}
+
+// UpstreamTag is the build tag of a workspace's test files that import
+// Kubernetes' own code (k8s.io/...): the oracles and the differentials.
+// Linking them costs seconds on every save, so a step's tests are built
+// with it only when one of them needs it.
+const UpstreamTag = "learn_upstream"
+
+// tagUpstream puts UpstreamTag on a test file that imports k8s.io/.
+func tagUpstream(name string, src []byte) []byte {
+	if !strings.HasSuffix(name, "_test.go") {
+		return src
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
+	if err != nil {
+		return src
+	}
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "k8s.io/") {
+			return append([]byte("//go:build "+UpstreamTag+"\n\n// This file asks Kubernetes' own code: learn builds it only for the steps\n// whose tests are here (-tags "+UpstreamTag+").\n\n"), src...)
+		}
+	}
+	return src
+}
+
+// UpstreamTests returns the tests of the workspace in dir that are declared
+// in files built only with UpstreamTag.
+func UpstreamTests(dir string) (map[string]bool, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	tests := map[string]bool{}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.HasPrefix(src, []byte("//go:build "+UpstreamTag+"\n")) {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue // the build will say what is wrong
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Test") {
+				tests[fd.Name.Name] = true
+			}
+		}
+	}
+	return tests, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -58,13 +59,22 @@ func (r Run) FirstFailure() (Result, bool) {
 
 // RunTests runs tests of the package in dir (a directory relative to
 // root, as ./dir) with go test -json, from root.
+// It builds the files tagged UpstreamTag only when one of tests is
+// declared there.
 func RunTests(ctx context.Context, root, dir string, tests []string) Run {
-	return RunPackages(ctx, root, []string{dir}, tests)[dir]
+	upstream, _ := UpstreamTests(filepath.Join(root, filepath.FromSlash(dir)))
+	tags := ""
+	for _, t := range tests {
+		if upstream[t] {
+			tags = UpstreamTag
+		}
+	}
+	return RunPackages(ctx, root, []string{dir}, tests, tags)[dir]
 }
 
 // RunPackages runs the same tests in several packages with one go test,
 // which builds them side by side; the runs are keyed by directory.
-func RunPackages(ctx context.Context, root string, dirs []string, tests []string) map[string]Run {
+func RunPackages(ctx context.Context, root string, dirs []string, tests []string, tags string) map[string]Run {
 	start := time.Now()
 	quoted := make([]string, len(tests))
 	for i, t := range tests {
@@ -72,7 +82,7 @@ func RunPackages(ctx context.Context, root string, dirs []string, tests []string
 	}
 	// vet is off: a learner's save should be answered as fast as the
 	// build allows, and the step's tests say what is wrong.
-	args := []string{"test", "-vet=off", "-timeout", "60s", "-json", "-run", "^(" + strings.Join(quoted, "|") + ")$"}
+	args := []string{"test", "-vet=off", "-timeout", "60s", "-tags", tags, "-json", "-run", "^(" + strings.Join(quoted, "|") + ")$"}
 	pkgs := map[string]string{} // import path -> dir
 	for _, d := range dirs {
 		args = append(args, "./"+d)
