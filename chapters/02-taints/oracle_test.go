@@ -70,6 +70,12 @@ func TestToleratesOracle(t *testing.T) {
 			d.taint.Value = v
 			out = append(out, d)
 		}
+		for _, v := range prop.Simpler(c.taint.Value, oracleValues...) {
+			// Both values at once: a case may need them equal.
+			d := c
+			d.tol.Value, d.taint.Value = v, v
+			out = append(out, d)
+		}
 		for _, e := range prop.Simpler(c.taint.Effect, oracleEffects[1:]...) {
 			d := c
 			d.taint.Effect = e

@@ -298,7 +298,15 @@ func (l *learner) failure(w learn.Workspace, s learn.State, r learn.Run, claims 
 	for _, line := range first.Output[:min(len(first.Output), 6)] {
 		fmt.Fprintf(l.out, "    %s\n", line)
 	}
-	if c, ok := claims[first.Test]; ok {
+	c, ok := claims[first.Test]
+	for _, sub := range first.Failed {
+		// A failing case the prose links on its own says more.
+		if sc, found := claims[sub]; found {
+			c, ok = sc, true
+			break
+		}
+	}
+	if ok {
 		fmt.Fprintf(l.out, "  it proves: %s\n  read: %s#%s (%s)\n", c.Sentence, w.README(), c.Anchor, c.Section)
 	} else {
 		fmt.Fprintf(l.out, "  read: %s#%s\n", w.README(), st.Section)

@@ -17,7 +17,8 @@ type Claim struct {
 }
 
 // Claims reads a chapter's README and returns, for each test it links as a
-// proof, the first sentence that links it.
+// proof, the first sentence that links it: by the proof's name (TestX or
+// TestX/case) and by its test function (TestX).
 func Claims(readme string) (map[string]Claim, error) {
 	doc, err := prose.Parse(readme)
 	if err != nil {
@@ -25,8 +26,9 @@ func Claims(readme string) (map[string]Claim, error) {
 	}
 	claims := map[string]Claim{}
 	for _, p := range doc.Proofs {
-		name := p.Func()
-		if _, ok := claims[name]; ok {
+		_, haveTest := claims[p.Test]
+		_, haveFunc := claims[p.Func()]
+		if haveTest && haveFunc {
 			continue
 		}
 		c := Claim{Sentence: sentence(p, doc.Source)}
@@ -35,7 +37,12 @@ func Claims(readme string) (map[string]Claim, error) {
 				c.Section, c.Anchor = h.Text, h.ID
 			}
 		}
-		claims[name] = c
+		if !haveTest {
+			claims[p.Test] = c
+		}
+		if !haveFunc {
+			claims[p.Func()] = c
+		}
 	}
 	return claims, nil
 }

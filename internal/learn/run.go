@@ -18,6 +18,7 @@ type Result struct {
 	Passed bool
 	Ran    bool     // false when the test did not run: the package did not build, or it does not exist
 	Output []string // the test's own lines (t.Error's messages), without go test's framing
+	Failed []string // the subtests that failed, TestX/case, in the order they ran
 }
 
 // A Run is the outcome of one step's tests.
@@ -178,6 +179,8 @@ func parse(out []byte, tests []string, pkgs map[string]string) map[string]Run {
 		case "fail":
 			if e.Test == name {
 				r.Ran, r.Passed = true, false
+			} else {
+				r.Failed = append(r.Failed, e.Test)
 			}
 		}
 	}
