@@ -98,11 +98,36 @@ test-unit: ## the tests that need no cluster
 
 chapter = $(or $(wildcard chapters/0$(1)-*),$(error there is no chapter $(1); the chapters are $(notdir $(wildcard chapters/*))))
 
-check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on your cluster
+check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on your cluster and show your track's steps
 	@lab/scripts/require-go.sh
 	@$(GO) test ./$(call chapter,$*)/...
 	@$(GO) build -o .cache/bin/labcheck ./cmd/labcheck
-	@.cache/bin/labcheck --chapter $* --context $(OPSLAB_CONTEXT)
+	@$(GO) build -o .cache/bin/learn ./cmd/learn
+	@status=0; .cache/bin/labcheck --chapter $* --context $(OPSLAB_CONTEXT) || status=$$?; \
+	echo "your build-along track:"; .cache/bin/learn status $*; exit $$status
+
+# The build-along tracks (cmd/learn): the learner writes each chapter's
+# model in a workspace under _learn/, which git ignores and no target
+# overwrites.
+.PHONY: learn-status
+learn-chapter-%: ## start (or continue) chapter N's build-along track and watch your workspace: tests run on every save
+	@lab/scripts/require-go.sh
+	@: $(call chapter,$*)
+	@$(GO) build -o .cache/bin/learn ./cmd/learn
+	@.cache/bin/learn start $* && .cache/bin/learn watch $*
+
+hint-chapter-%: ## the next hint for the current step of chapter N's track
+	@$(GO) run ./cmd/learn hint $*
+
+reset-step-chapter-%: ## put a step of chapter N's track back to its start, keeping your file (STEP=id or number)
+	@$(GO) run ./cmd/learn reset $* "$(STEP)"
+
+learn-status: ## every chapter's build-along track: steps done, current, pending
+	@$(GO) run ./cmd/learn status
+
+.PHONY: gradescope
+gradescope: ## zip the Gradescope autograder for the build-along tracks into .artifacts/gradescope.zip
+	@cmd/learn/gradescope/bundle.sh .artifacts/gradescope.zip
 
 differential-chapter-%: ## chapter N's randomized differentials at length (CASES=500, SEED=random; prints the seed)
 	@lab/scripts/differential.sh $*

@@ -33,6 +33,7 @@ func (v violation) String() string { return v.rule + ": " + v.msg }
 // roles are the subdirectories a chapter may have; required ones marked.
 var roles = map[string]bool{
 	"kube": false, "check": true, "cmd": true, "e2e": true, "demo": true, "upstream": false, "lab": true, "testdata": false,
+	"track": true,
 }
 
 // sharedSections are the H2 sections every chapter's README has, with these
@@ -124,7 +125,7 @@ func checkChapter(repo, dir, title string) []violation {
 	}
 
 	// names: each role's package name.
-	wantPkg := map[string]string{".": pkg, "kube": "kube", "check": "check", "e2e": "e2e", "demo": "main"}
+	wantPkg := map[string]string{".": pkg, "kube": "kube", "check": "check", "e2e": "e2e", "demo": "main", "track": "track"}
 	for sub, want := range wantPkg {
 		if got := packageNames(filepath.Join(dir, sub)); len(got) > 0 && !slices.Equal(got, []string{want}) && !slices.Equal(got, []string{want, want + "_test"}) {
 			bad("names", "%s is package %s, want %s", rel(dir, sub), strings.Join(got, " and "), want)
@@ -384,6 +385,8 @@ func TestContractCatches(t *testing.T) {
 		{"layout", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "demo")) }},
 		{"layout", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "notes.txt"), "") }},
 		{"names", func(t *testing.T, dir string) { renamePackage(t, filepath.Join(dir, "check"), "check", "taintcheck") }},
+		{"names", func(t *testing.T, dir string) { renamePackage(t, filepath.Join(dir, "track"), "track", "steps") }},
+		{"layout", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "track")) }},
 		{"commands", func(t *testing.T, dir string) {
 			files, _ := filepath.Glob(filepath.Join(dir, "cmd", "*", "*_test.go"))
 			for _, f := range files {
@@ -493,5 +496,20 @@ func copyDir(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTracksRegistered: every chapter's track is in chapters.Tracks, in the
+// course's order, so that cmd/learn and the site find it.
+func TestTracksRegistered(t *testing.T) {
+	var want, got []string
+	for _, ch := range chapters.Course.Chapters() {
+		want = append(want, ch.Dir)
+	}
+	for _, tr := range chapters.Tracks {
+		got = append(got, tr.Dir)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("chapters.Tracks lists %v, want every chapter of the course in order: %v", got, want)
 	}
 }

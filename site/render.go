@@ -19,6 +19,7 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 
+	"github.com/opslab/opslab/internal/learn"
 	"github.com/opslab/opslab/internal/prose"
 )
 
@@ -249,7 +250,67 @@ func (b *builder) render(p *page) error {
 	}
 	p.body = template.HTML(compactSpans(buf.String()))
 	p.sections = sections(p)
+	b.trackSection(p)
 	return nil
+}
+
+// trackID is the ID of a chapter page's track section.
+const trackID = "build-it-yourself"
+
+// trackSection appends the chapter's build-along track to its page.
+func (b *builder) trackSection(p *page) {
+	if !p.chapter {
+		return
+	}
+	dir := path.Dir(p.src)
+	var tr *learn.Track
+	for i := range b.cfg.Tracks {
+		if path.Join("chapters", b.cfg.Tracks[i].Dir) == dir {
+			tr = &b.cfg.Tracks[i]
+		}
+	}
+	if tr == nil {
+		return
+	}
+	ids := map[string]bool{}
+	for _, h := range p.headings {
+		ids[h.ID] = true
+	}
+	var out strings.Builder
+	n := tr.Number()
+	fmt.Fprintf(&out, "<h2 id=\"%s\">Build it yourself<a class=\"permalink\" href=\"#%s\" aria-hidden=\"true\" tabindex=\"-1\">#</a></h2>\n", trackID, trackID)
+	fmt.Fprintf(&out, "<p>Write this chapter's model yourself, step by step, guided by its tests: <code>make learn-chapter-%d</code> "+
+		"creates your workspace under <code>_learn/chapter-%d/</code> and runs the current step's tests every time you save. "+
+		"Each step links the section that explains it.</p>\n<ol class=\"track\">\n", n, n)
+	for _, st := range tr.Steps {
+		if !ids[st.Section] {
+			b.problem(p.srcName(), 0, "track step %s: the page has no section #%s", st.ID, st.Section)
+		}
+		fmt.Fprintf(&out, "<li><a href=\"#%s\">%s</a> <span class=\"track-id\">(%s)</span>: write", template.HTMLEscapeString(st.Section),
+			template.HTMLEscapeString(st.Title), template.HTMLEscapeString(st.ID))
+		for i, fn := range st.Funcs {
+			file, name, _ := strings.Cut(fn, "#")
+			url, err := b.linkURL(p, path.Join(dir, file), "", false)
+			if err != nil {
+				b.problem(p.srcName(), 0, "track step %s: %s: %v", st.ID, fn, err)
+				continue
+			}
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(&out, "%s <a href=\"%s\"><code>%s</code></a>", sep, template.HTMLEscapeString(url), template.HTMLEscapeString(name))
+		}
+		tests := st.AllTests()
+		fmt.Fprintf(&out, "; %d %s to pass", len(tests), map[bool]string{true: "test", false: "tests"}[len(tests) == 1])
+		if st.Oracle != "" {
+			fmt.Fprintf(&out, ", one of them against Kubernetes' own code (<code>%s</code>)", template.HTMLEscapeString(st.Oracle))
+		}
+		out.WriteString(".</li>\n")
+	}
+	out.WriteString("</ol>\n")
+	p.body += template.HTML(out.String())
+	p.headings = append(p.headings, prose.Heading{Level: 2, Text: "Build it yourself", ID: trackID})
 }
 
 func setDest(n gast.Node, url string) {

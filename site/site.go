@@ -65,6 +65,14 @@
 // are listed in the site's code; its tests fail when NOTICE does not name
 // one of them, or a shipped file that carries a copyright line.
 //
+// # Tracks
+//
+// Given the chapters' build-along tracks, a chapter's page ends with a
+// section, "Build it yourself", that lists its steps: each links the
+// section of the page it belongs to, the functions the learner writes (as
+// source pages) and the tests that must pass. A step naming a section the
+// page does not have fails the build.
+//
 // # Search
 //
 // Build writes search-index.json, which the pages' script fetches on first
@@ -88,6 +96,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 
+	"github.com/opslab/opslab/internal/learn"
 	"github.com/opslab/opslab/internal/prose"
 )
 
@@ -99,6 +108,10 @@ type Config struct {
 	// DemoCache keeps compiled demos by the hash of their inputs; ""
 	// means .cache/demos under Root.
 	DemoCache string
+	// Tracks are the chapters' build-along tracks (chapters.Tracks): each
+	// chapter's page ends with its steps, linked to the sections they
+	// belong to and to the functions the learner writes.
+	Tracks []learn.Track
 }
 
 // A BuildError lists every problem that stopped a build.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/opslab/opslab/internal/learn"
 	"github.com/opslab/opslab/internal/prose"
 )
 
@@ -717,5 +718,35 @@ func TestGoTokens(t *testing.T) {
 	want := []string{"kn:package", "c1:// F adds.", "kd:func", "nf:F", "kt:int", "kt:error", "cm:/* c */", "k:return", "nb:append", "kc:nil", "s:`s`", "s:'c'", "m:1.5"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("goTokens classes (-want +got):\n%s", diff)
+	}
+}
+
+// TestTrackSection: a chapter's page ends with its build-along track, each
+// step linking its section and the source of the function to write; a step
+// naming a section the page lacks fails the build.
+func TestTrackSection(t *testing.T) {
+	tr := learn.Track{Dir: "01-alpha", Steps: []learn.Step{{
+		ID: "evict", Title: "Evict or not", Section: "evicting-under-a-budget",
+		Funcs: []string{"model.go#Evict"}, Tests: []string{"TestEvictAllowed", "TestEvictRefused"}, Hints: []string{"h"},
+	}}}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Build(Config{Root: testRepo, Out: out, Tracks: []learn.Track{tr}}); err != nil {
+		t.Fatal(err)
+	}
+	ch1 := read(t, filepath.Join(out, "chapters/01-alpha/index.html"))
+	for _, want := range []string{
+		`<h2 id="build-it-yourself">Build it yourself`,
+		`<li><a href="#evicting-under-a-budget">Evict or not</a>`,
+		`<a href="model.go.html"><code>Evict</code></a>; 2 tests to pass.</li>`,
+		`href="#build-it-yourself"`,
+	} {
+		if !strings.Contains(ch1, want) {
+			t.Errorf("chapter 1's page lacks %s", want)
+		}
+	}
+	tr.Steps[0].Section = "no-such-section"
+	_, err := Build(Config{Root: testRepo, Out: filepath.Join(t.TempDir(), "out"), Tracks: []learn.Track{tr}})
+	if err == nil || !strings.Contains(err.Error(), "track step evict: the page has no section #no-such-section") {
+		t.Errorf("Build with a step naming a missing section = %v, want it refused", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/opslab/opslab/chapters"
 	"github.com/opslab/opslab/site"
 )
 
@@ -48,7 +49,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("site", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var cfg site.Config
+	cfg := site.Config{Tracks: chapters.Tracks}
 	fs.StringVar(&cfg.Out, "out", "", "")
 	fs.StringVar(&cfg.Root, "root", ".", "")
 	fs.StringVar(&cfg.Results, "results", "", "")

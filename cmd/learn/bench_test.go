@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/opslab/opslab/chapters"
+	"github.com/opslab/opslab/internal/learn"
+)
+
+// benchWorkspace generates chapter tr's workspace under _learn/, blanked
+// from step from (len(Steps): nothing blanked, every step done).
+func benchWorkspace(b *testing.B, tr learn.Track, from int) (root, dir string) {
+	b.Helper()
+	root, _ = filepath.Abs("../..")
+	base := filepath.Join(root, "_learn")
+	os.MkdirAll(base, 0o755)
+	tmp, err := os.MkdirTemp(base, "bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(tmp) })
+	rel, _ := filepath.Rel(root, tmp)
+	dir = path.Join(filepath.ToSlash(rel), tr.Dir)
+	model := path.Join("chapters", tr.Dir)
+	if err := learn.Generate(filepath.Join(root, model), filepath.Join(root, dir), tr, from,
+		learn.Module+"/"+model, learn.Module+"/"+dir); err != nil {
+		b.Fatal(err)
+	}
+	return root, dir
+}
+
+func median(ds []time.Duration) float64 {
+	slices.Sort(ds)
+	return ds[len(ds)/2].Seconds()
+}
+
+// BenchmarkWatchSave is the watch loop answering a save: a file of the
+// workspace changes (its code, so its package compiles and the test binary
+// links again, with warm caches for everything else) and the current
+// step's tests run, nothing written. Per chapter: step 1, and the first
+// step whose tests do not ask Kubernetes' own code, which links a smaller
+// binary.
+func BenchmarkWatchSave(b *testing.B) {
+	for _, tr := range chapters.Tracks {
+		root, dir := benchWorkspace(b, tr, 0)
+		upstream, _ := learn.UpstreamTests(filepath.Join(root, dir))
+		light := -1
+		for k, st := range tr.Steps {
+			if !slices.ContainsFunc(st.AllTests(), func(t string) bool { return upstream[t] }) {
+				light = k
+				break
+			}
+		}
+		ks := []int{0}
+		if light > 0 {
+			ks = append(ks, light)
+		}
+		for _, k := range ks {
+			st := tr.Steps[k]
+			b.Run(fmt.Sprintf("%s/step-%d-%s", tr.Dir, k+1, st.ID), func(b *testing.B) {
+				file, _, _ := cutHash(st.Funcs[0])
+				p := filepath.Join(root, dir, file)
+				learn.RunTests(context.Background(), root, dir, st.AllTests()) // warm
+				var ds []time.Duration
+				for i := 0; b.Loop(); i++ {
+					f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+					fmt.Fprintf(f, "\nvar _ = %d\n", i)
+					f.Close()
+					start := time.Now()
+					r := learn.RunTests(context.Background(), root, dir, st.AllTests())
+					ds = append(ds, time.Since(start))
+					if r.BuildErr != "" {
+						b.Fatal(r.BuildErr)
+					}
+				}
+				b.ReportMetric(median(ds), "s-median")
+			})
+		}
+	}
+}
+
+// BenchmarkWholeTrack runs every step's tests of a chapter whose track is
+// done, as grade does: one go test, after a change to the workspace.
+func BenchmarkWholeTrack(b *testing.B) {
+	for _, tr := range chapters.Tracks {
+		b.Run(tr.Dir, func(b *testing.B) {
+			root, dir := benchWorkspace(b, tr, len(tr.Steps))
+			var every []string
+			for _, st := range tr.Steps {
+				every = append(every, st.AllTests()...)
+			}
+			file, _, _ := cutHash(tr.Steps[0].Funcs[0])
+			p := filepath.Join(root, dir, file)
+			var ds []time.Duration
+			for i := 0; b.Loop(); i++ {
+				f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+				fmt.Fprintf(f, "\nvar _ = %d\n", i)
+				f.Close()
+				start := time.Now()
+				r := learn.RunTests(context.Background(), root, dir, every)
+				ds = append(ds, time.Since(start))
+				if !r.Passed() {
+					b.Fatalf("the model's own track does not pass: %+v", r)
+				}
+			}
+			b.ReportMetric(median(ds), "s-median")
+		})
+	}
+}
+
+func cutHash(s string) (string, string, bool) {
+	for i := range s {
+		if s[i] == '#' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}

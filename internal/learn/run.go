@@ -1,0 +1,193 @@
+package learn
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// A Result is one test's outcome in a run.
+type Result struct {
+	Test   string
+	Passed bool
+	Ran    bool     // false when the test did not run: the package did not build, or it does not exist
+	Output []string // the test's own lines (t.Error's messages), without go test's framing
+	Failed []string // the subtests that failed, TestX/case, in the order they ran
+}
+
+// A Run is the outcome of one step's tests.
+type Run struct {
+	Results  []Result // in the step's order
+	BuildErr string   // the compiler's complaint, when the workspace does not build
+	Took     time.Duration
+}
+
+// Passed reports whether every test ran and passed.
+func (r Run) Passed() bool {
+	if r.BuildErr != "" {
+		return false
+	}
+	for _, res := range r.Results {
+		if !res.Passed {
+			return false
+		}
+	}
+	return true
+}
+
+// FirstFailure is the first test of the step's order that ran and
+// failed, or else the first that did not run (a test before it panicked,
+// which ends the test binary).
+func (r Run) FirstFailure() (Result, bool) {
+	for _, res := range r.Results {
+		if res.Ran && !res.Passed {
+			return res, true
+		}
+	}
+	for _, res := range r.Results {
+		if !res.Passed {
+			return res, true
+		}
+	}
+	return Result{}, false
+}
+
+// RunTests runs tests of the package in dir (a directory relative to
+// root, as ./dir) with go test -json, from root.
+// It builds the files tagged UpstreamTag only when one of tests is
+// declared there.
+func RunTests(ctx context.Context, root, dir string, tests []string) Run {
+	upstream, _ := UpstreamTests(filepath.Join(root, filepath.FromSlash(dir)))
+	tags := ""
+	for _, t := range tests {
+		if upstream[t] {
+			tags = UpstreamTag
+		}
+	}
+	return RunPackages(ctx, root, []string{dir}, tests, tags)[dir]
+}
+
+// RunPackages runs the same tests in several packages with one go test,
+// which builds them side by side; the runs are keyed by directory.
+func RunPackages(ctx context.Context, root string, dirs []string, tests []string, tags string) map[string]Run {
+	start := time.Now()
+	quoted := make([]string, len(tests))
+	for i, t := range tests {
+		quoted[i] = regexp.QuoteMeta(t)
+	}
+	// vet is off: a learner's save should be answered as fast as the
+	// build allows, and the step's tests say what is wrong.
+	args := []string{"test", "-vet=off", "-timeout", "60s", "-tags", tags, "-json", "-run", "^(" + strings.Join(quoted, "|") + ")$"}
+	pkgs := map[string]string{} // import path -> dir
+	for _, d := range dirs {
+		args = append(args, "./"+d)
+		pkgs[Module+"/"+d] = d
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output()
+	runs := parse(out, tests, pkgs)
+	for _, d := range dirs {
+		run := runs[d]
+		if !anyRan(run.Results) {
+			run.BuildErr = strings.TrimSpace(run.BuildErr + "\n" + stderr.String())
+			if run.BuildErr == "" {
+				run.BuildErr = "go test ran none of the step's tests"
+			}
+		}
+		run.Took = time.Since(start)
+		runs[d] = run
+	}
+	return runs
+}
+
+func anyRan(rs []Result) bool {
+	for _, r := range rs {
+		if r.Ran {
+			return true
+		}
+	}
+	return false
+}
+
+type event struct {
+	Action     string
+	Package    string
+	ImportPath string
+	Test       string
+	Output     string
+}
+
+var framing = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|FAIL|SKIP))`)
+
+func parse(out []byte, tests []string, pkgs map[string]string) map[string]Run {
+	runs := map[string]*Run{}
+	byName := map[string]map[string]*Result{}
+	build := map[string]*strings.Builder{}
+	for _, d := range pkgs {
+		run := &Run{Results: make([]Result, len(tests))}
+		byName[d] = map[string]*Result{}
+		for i, t := range tests {
+			run.Results[i] = Result{Test: t}
+			byName[d][t] = &run.Results[i]
+		}
+		runs[d] = run
+		build[d] = &strings.Builder{}
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		if e.Action == "build-output" {
+			// ImportPath is "pkg [pkg.test]" for a test build.
+			ip, _, _ := strings.Cut(e.ImportPath, " ")
+			if d, ok := pkgs[ip]; ok {
+				build[d].WriteString(e.Output)
+			}
+			continue
+		}
+		d, ok := pkgs[e.Package]
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(e.Test, "/")
+		r := byName[d][name]
+		if r == nil {
+			continue
+		}
+		switch e.Action {
+		case "output":
+			line := strings.TrimRight(e.Output, "\n")
+			if line != "" && !framing.MatchString(line) {
+				r.Output = append(r.Output, strings.TrimSpace(line))
+			}
+		case "pass":
+			if e.Test == name {
+				r.Ran, r.Passed = true, true
+			}
+		case "fail":
+			if e.Test == name {
+				r.Ran, r.Passed = true, false
+			} else {
+				r.Failed = append(r.Failed, e.Test)
+			}
+		}
+	}
+	out2 := map[string]Run{}
+	for d, run := range runs {
+		run.BuildErr = strings.TrimSpace(build[d].String())
+		out2[d] = *run
+	}
+	return out2
+}

@@ -1,0 +1,120 @@
+package learn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Module is the course's module path.
+const Module = "github.com/opslab/opslab"
+
+// A Workspace is a learner's copy of one chapter's model, with holes.
+type Workspace struct {
+	Root  string // the course's module root
+	Base  string // the workspaces' directory, relative to Root: "_learn"
+	Track Track
+}
+
+// Dir is the workspace's directory, relative to Root: _learn/chapter-2.
+func (w Workspace) Dir() string {
+	return path.Join(w.Base, fmt.Sprintf("chapter-%d", w.Track.Number()))
+}
+
+// ModelDir is the chapter's directory, relative to Root.
+func (w Workspace) ModelDir() string { return path.Join("chapters", w.Track.Dir) }
+
+// README is the chapter's README, relative to Root.
+func (w Workspace) README() string { return path.Join(w.ModelDir(), "README.md") }
+
+func (w Workspace) abs(p string) string { return filepath.Join(w.Root, filepath.FromSlash(p)) }
+
+// Exists reports whether the workspace has been created.
+func (w Workspace) Exists() bool { return exists(w.abs(w.Dir())) }
+
+// Create writes the workspace, every step's functions blanked, unless it
+// exists: a learner's work is never overwritten. It reports whether it
+// created it.
+func (w Workspace) Create() (bool, error) {
+	if w.Exists() {
+		return false, nil
+	}
+	if err := Generate(w.abs(w.ModelDir()), w.abs(w.Dir()), w.Track, 0,
+		Module+"/"+w.ModelDir(), Module+"/"+w.Dir()); err != nil {
+		os.RemoveAll(w.abs(w.Dir()))
+		return false, err
+	}
+	return true, w.Save(State{})
+}
+
+// State is a learner's progress in a workspace.
+type State struct {
+	Done  int            `json:"done"`  // steps passed, in order: the current step is Steps[Done]
+	Hints map[string]int `json:"hints"` // hints shown, by step id
+}
+
+const stateFile = "track.json"
+
+// Load reads the workspace's progress; a workspace that does not exist has
+// none.
+func (w Workspace) Load() (State, error) {
+	var s State
+	b, err := os.ReadFile(filepath.Join(w.abs(w.Dir()), stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("%s: %w (delete it to start the steps' count again)", path.Join(w.Dir(), stateFile), err)
+	}
+	s.Done = min(max(s.Done, 0), len(w.Track.Steps))
+	return s, nil
+}
+
+// Save writes the workspace's progress.
+func (w Workspace) Save(s State) error {
+	b, _ := json.MarshalIndent(s, "", "  ")
+	return os.WriteFile(filepath.Join(w.abs(w.Dir()), stateFile), append(b, '\n'), 0o644)
+}
+
+// Run runs one step's tests in the workspace.
+func (w Workspace) Run(ctx context.Context, step int) Run {
+	return RunTests(ctx, w.Root, w.Dir(), w.Track.Steps[step].AllTests())
+}
+
+// FindRoot returns the course's module root: dir or its closest parent
+// whose go.mod declares the course's module.
+func FindRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.HasPrefix(string(b), "module "+Module+"\n") {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%s is not inside the course's repository; run the command from your clone", dir)
+		}
+	}
+}
+
+// Mtime is the latest modification time of the workspace's Go files, in
+// nanoseconds: what the watch mode polls.
+func (w Workspace) Mtime() int64 {
+	var latest int64
+	entries, _ := os.ReadDir(w.abs(w.Dir()))
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().UnixNano() > latest {
+			latest = info.ModTime().UnixNano()
+		}
+	}
+	return latest
+}
