@@ -26,6 +26,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,8 +51,11 @@ const (
 )
 
 // Checks returns the chapter's checks, in the order a learner meets them:
-// the lab's steps, then the timetable the learner wrote.
-func Checks() []labcheck.Check { return append(labChecks(), timetableChecks()...) }
+// the lab's steps, the timetable the learner wrote, then the zone-outage
+// lab on its own cluster (outage.go).
+func Checks() []labcheck.Check {
+	return slices.Concat(labChecks(), timetableChecks(), outageChecks())
+}
 
 func labChecks() []labcheck.Check {
 	return []labcheck.Check{
