@@ -429,7 +429,11 @@ func (c outageCase) stoppedIn(w window, r *labcheck.Result) (string, bool) {
 		r.Seen("not counted: taints left on at its end: %s", strings.Join(wrong, "; "))
 	default:
 		r.Seen("the controller saw them: it put its NoSchedule taint on %d of them, the first at %s", len(saw), hmsm(saw[0].at))
-		return fmt.Sprintf("for %.0f s every one of the %d nodes was not Ready; the controller, which saw them, put no NoExecute taint on after its first health pass and took off %d of the %d it had on", w.length().Seconds(), total, len(removed), len(before)+len(early)), true
+		took := "it had none on to take off"
+		if had := len(before) + len(early); had > 0 {
+			took = fmt.Sprintf("it took off %d of the %d it had on", len(removed), had)
+		}
+		return fmt.Sprintf("for %.0f s every one of the %d nodes was not Ready; the controller, which saw them, put no NoExecute taint on after its first health pass, and %s", w.length().Seconds(), total, took), true
 	}
 	return "", false
 }

@@ -278,16 +278,21 @@ func TestOutageJudges(t *testing.T) {
 				return append(out, taintWrite(events, ctl, "a-50", 93.4, notReadyBoth), taintWrite(events, ctl, "a-15", 95.4, notReadyBoth))
 			},
 			fail: map[string]string{outageSecondary: "never came 10 s apart"}},
+		{name: "a large zone tainted faster once", reason: "a controller that tainted a-20 3.5 s after a-50, well after its first health pass in large-partial",
+			change: func(events []audit.Event) []audit.Event {
+				return append(events, taintWrite(events, ctl, "a-20", 105, notReadyBoth))
+			},
+			fail: map[string]string{outageSecondary: "never came 10 s apart"}},
 		{name: "not recovered", reason: "the checks ran before the recovery experiment: every node still down",
 			change: func(events []audit.Event) []audit.Event {
 				return slices.DeleteFunc(events, func(e audit.Event) bool { return e.Received.After(secondsIn(events, 222)) })
 			},
 			fail: map[string]string{outageRecovered: "every lab node is still not Ready"}},
 		{name: "a node still down now", reason: "a node switched off again after the recovery",
-			now: func(ns []nodeNow) []nodeNow { ns[3].ready = false; return ns },
+			now:  func(ns []nodeNow) []nodeNow { ns[3].ready = false; return ns },
 			fail: map[string]string{outageRecovered: "1 lab nodes are not Ready now (a-04)"}},
 		{name: "a taint left now", reason: "a NoExecute taint on a Ready node, put there after the log was read",
-			now: func(ns []nodeNow) []nodeNow { ns[100].tainted = []string{taints.KeyNotReady}; return ns },
+			now:  func(ns []nodeNow) []nodeNow { ns[100].tainted = []string{taints.KeyNotReady}; return ns },
 			fail: map[string]string{outageRecovered: "1 lab nodes still carry a NoExecute taint (b-11"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
