@@ -136,8 +136,9 @@ func scaleCluster(ctx context.Context, c *labcheck.Cluster) (*labcheck.Cluster, 
 		sib, err := c.Sibling(ctx, name)
 		if err != nil {
 			s.failed = &labcheck.Result{
-				Message:  fmt.Sprintf("the outage lab's cluster (context %s) is not running", name),
-				Evidence: []string{err.Error()},
+				Message: fmt.Sprintf("the outage lab's cluster (context %s) is not running", name),
+				// Connect's fix names the learner's cluster: keep its finding.
+				Evidence: []string{strings.SplitN(err.Error(), "; ", 2)[0]},
 				Hint:     "Start it with make outage-up, then run the lab's experiments with make outage.",
 			}
 		} else {

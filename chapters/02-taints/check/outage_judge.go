@@ -307,6 +307,11 @@ func judgeDeadZoneEmpties(c outageCase) labcheck.Result {
 			return false
 		}
 		for _, w := range c.rec.windows(dead) {
+			// Three taints 1/rate apart need two gaps: a zone dead for
+			// less (a moment while every zone goes down) cannot show it.
+			if w.length() < 2*period(rate) {
+				continue
+			}
 			found = true
 			run := runOf(c.addedByController(z.Name), rate, func(m taintMark) bool { return w.contains(m.at) })
 			if len(run) < 3 {
@@ -324,7 +329,7 @@ func judgeDeadZoneEmpties(c outageCase) labcheck.Result {
 		}
 	}
 	if !found {
-		r.Message = "no zone was ever wholly not Ready while another zone had Ready nodes"
+		r.Message = fmt.Sprintf("no zone was ever wholly not Ready, for the %.0f s three taints need, while another zone had Ready nodes", 2*period(rate).Seconds())
 		return r
 	}
 	r.Message = noTaintsMessage(c, fmt.Sprintf("while a zone was dead, the controller did not taint three of its nodes one every %.1f s", period(rate).Seconds()))
