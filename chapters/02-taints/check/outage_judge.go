@@ -142,6 +142,38 @@ func noTaintsMessage(c outageCase, what string) string {
 	return what
 }
 
+// evictedFrom returns the lab pods of nodes that the taint eviction
+// controller deleted in [from, to], and how many were deleted by anyone
+// else.
+func (c outageCase) evictedFrom(nodes map[string]bool, from, to time.Time) (byCtl []string, others int) {
+	for _, e := range c.rec.deletes {
+		node, ok := strings.CutPrefix(e.Name, "app-")
+		if !ok || (nodes != nil && !nodes[node]) || e.Received.Before(from) || e.Received.After(to) {
+			continue
+		}
+		if byTaintEviction(e) {
+			byCtl = append(byCtl, e.Name)
+		} else if !e.FromNodeAgent() {
+			others++
+		}
+	}
+	return byCtl, others
+}
+
+func nodeSet(ms []taintMark) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range ms {
+		out[m.node] = true
+	}
+	return out
+}
+
+// seeEvictions adds what became of the pods of the tainted nodes.
+func (c outageCase) seeEvictions(r *labcheck.Result, ms []taintMark, to time.Time) {
+	byCtl, others := c.evictedFrom(nodeSet(ms), ms[0].at, to)
+	r.Seen("deletions of their pods (which tolerate the taints %d s) since the first taint: %d by the taint eviction controller, %d by anyone else", kube.OutageTolerationSeconds, len(byCtl), others)
+}
+
 // judgeNormalRate: in a zone below the unhealthy threshold the controller
 // tainted three nodes or more, one every 1/--node-eviction-rate.
 func judgeNormalRate(c outageCase) labcheck.Result {
@@ -160,6 +192,7 @@ func judgeNormalRate(c outageCase) labcheck.Result {
 			r.Seen("%s", m)
 		}
 		r.Seen("gaps %s, against 1/%g = %.1f s ± %.1f s", gaps(run), rate, period(rate).Seconds(), gapTolerance.Seconds())
+		c.seeEvictions(&r, run, run[len(run)-1].at.Add(kube.OutageTolerationSeconds*time.Second+late))
 		r.Pass = true
 		r.Message = fmt.Sprintf("the controller tainted %d nodes of %s (%s) one every %.1f s, its normal rate", len(run), z.Name, nodesOf(run), period(rate).Seconds())
 		return r
@@ -323,6 +356,7 @@ func judgeDeadZoneEmpties(c outageCase) labcheck.Result {
 				r.Seen("%s", m)
 			}
 			r.Seen("gaps %s, against 1/%g = %.1f s ± %.1f s", gaps(run), rate, period(rate).Seconds(), gapTolerance.Seconds())
+			c.seeEvictions(&r, run, run[len(run)-1].at.Add(kube.OutageTolerationSeconds*time.Second+late))
 			r.Pass = true
 			r.Message = fmt.Sprintf("while all of %s was down and other zones were not, the controller tainted %d of its nodes one every %.1f s, the normal rate", z.Name, len(run), period(rate).Seconds())
 			return r
@@ -434,6 +468,8 @@ func (c outageCase) stoppedIn(w window, r *labcheck.Result) (string, bool) {
 		r.Seen("not counted: taints left on at its end: %s", strings.Join(wrong, "; "))
 	default:
 		r.Seen("the controller saw them: it put its NoSchedule taint on %d of them, the first at %s", len(saw), hmsm(saw[0].at))
+		byCtl, others := c.evictedFrom(nil, w.from, w.to)
+		r.Seen("deletions of lab pods meanwhile: %d by the taint eviction controller, %d by anyone else", len(byCtl), others)
 		took := "it had none on to take off"
 		if had := len(before) + len(early); had > 0 {
 			took = fmt.Sprintf("it took off %d of the %d it had on", len(removed), had)

@@ -331,11 +331,11 @@ func TestOutageRecordedEvidence(t *testing.T) {
 	c := outageCase{rec: readOutage(recordedRun(t), taints.OutageLayout), settings: labSettings(t)}
 	results := judgeOutage(c, healthyNow())
 	for id, want := range map[string][]string{
-		outageNormal:    {"tainted 5 nodes of zone-a (a-03, a-04, a-05, a-01, a-02) one every 2.0 s", "system:serviceaccount:kube-system:node-controller (kube-controller-manager) put node.kubernetes.io/not-ready:NoExecute on a-03"},
+		outageNormal:    {"tainted 5 nodes of zone-a (a-03, a-04, a-05, a-01, a-02) one every 2.0 s", "system:serviceaccount:kube-system:node-controller (kube-controller-manager) put node.kubernetes.io/not-ready:NoExecute on a-03", "5 by the taint eviction controller"},
 		outageSecondary: {"tainted 3 of its nodes 10 s apart", "of its 90 nodes not Ready, at least the 55 % threshold"},
 		outageSpared:    {"9 of zone-c's 15 nodes were not Ready", "NoSchedule taint on 9 of them"},
 		outageDeadZone:  {"tainted 8 of its nodes one every 2.0 s", "all 15 nodes not Ready"},
-		outageAllDown:   {"every one of the 150 nodes was not Ready", "NoSchedule taint on 150 of them"},
+		outageAllDown:   {"every one of the 150 nodes was not Ready", "NoSchedule taint on 150 of them", "deletions of lab pods meanwhile: 0 by the taint eviction controller"},
 		outageRecovered: {"all 150 are Ready again", "the controller saw them back: it took its NoSchedule taint off"},
 	} {
 		all := results[id].Message + "\n" + strings.Join(results[id].Evidence, "\n")
