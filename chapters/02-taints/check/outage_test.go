@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -408,5 +409,34 @@ func TestOutageChecksOnFakeCluster(t *testing.T) {
 	}
 	if res, _ := checkNamed(t, outageRecovered).Run(context.Background(), scale); res.Pass || !strings.Contains(res.Message, "a-01") {
 		t.Errorf("%s with a-01 down now = %v %q, want a failure that names a-01", outageRecovered, res.Pass, res.Message)
+	}
+}
+
+// TestReadOutageUnreadWrites: a write to a node's taints that the log does
+// not spell out (a JSON patch) leaves the node's taints unknown, so the
+// controller's next write there counts as no change of its own, and the
+// evidence names the write; the controller's later changes count again.
+func TestReadOutageUnreadWrites(t *testing.T) {
+	events := recordedRun(t)
+	at := secondsIn(events, 55)
+	patch := learner.Sends(audit.Event{Received: at, Time: at.Add(5 * time.Millisecond), Verb: "patch", Resource: "nodes", Name: "a-03", Code: 200,
+		Request: json.RawMessage(`[{"op":"add","path":"/spec/taints/-","value":{"key":"node.kubernetes.io/not-ready","effect":"NoExecute"}}]`)})
+	events = append(events, patch)
+	slices.SortStableFunc(events, func(a, b audit.Event) int { return a.Time.Compare(b.Time) })
+	rec := readOutage(events, taints.OutageLayout)
+	if len(rec.unread) != 1 || !strings.Contains(rec.unread[0], "a JSON patch of its spec") {
+		t.Errorf("unread = %q, want the JSON patch of a-03", rec.unread)
+	}
+	var a03 []string
+	for _, m := range rec.noExecute(func(m taintMark) bool { return m.node == "a-03" && m.ctl }) {
+		a03 = append(a03, fmt.Sprintf("%v@%.0f", m.added, m.at.Sub(events[0].Received).Seconds()))
+	}
+	// The controller's taint at 55.7 s is not its own change (a-03's
+	// taints were unknown); its removal at 75.8 s is.
+	if want := []string{"false@76"}; !slices.Equal(a03, want) {
+		t.Errorf("the controller's NoExecute changes on a-03 = %v, want %v", a03, want)
+	}
+	if r := judgeNormalRate(outageCase{rec: rec, settings: labSettings(t)}); !r.Pass || !strings.Contains(r.Message, "4 nodes of zone-a (a-04, a-05, a-01, a-02)") {
+		t.Errorf("judgeNormalRate = %v %q, want a pass on the four other taints", r.Pass, r.Message)
 	}
 }
