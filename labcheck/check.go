@@ -89,6 +89,9 @@ type Cluster struct {
 	Kube   kubernetes.Interface
 	// Context is the kubeconfig context it was reached by, "" if unknown.
 	Context string
+	// kubeconfig is the file Connect read ("" for kubectl's defaults), so
+	// that Sibling reaches another context of it.
+	kubeconfig string
 
 	// AuditPath is the API server's audit log when the checks can read it;
 	// otherwise NoAudit says in one sentence why not, and the checks judge

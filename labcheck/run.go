@@ -121,7 +121,7 @@ func Connect(ctx context.Context, kubeconfig, kubeContext string, timeout time.D
 	if err != nil {
 		return nil, err
 	}
-	c.Context = kubeContext
+	c.Context, c.kubeconfig = kubeContext, kubeconfig
 	if c.Context == "" {
 		if raw, err := cc.RawConfig(); err == nil {
 			c.Context = raw.CurrentContext
@@ -200,4 +200,15 @@ func reason(err error) string {
 
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// Sibling reaches the cluster of another context of the kubeconfig c was
+// reached through, with c's timeout, and finds its audit log as Connect
+// does: a lab that runs a cluster of its own beside the learner's (chapter
+// 2's scale cluster) is checked there. The error is Connect's.
+func (c *Cluster) Sibling(ctx context.Context, kubeContext string) (*Cluster, error) {
+	if c.Config == nil {
+		return nil, fmt.Errorf("cluster %s was not reached through a kubeconfig, so context %s cannot be", c.Context, kubeContext)
+	}
+	return Connect(ctx, c.kubeconfig, kubeContext, c.Config.Timeout)
 }

@@ -72,6 +72,11 @@ type Event struct {
 	URI         string
 	Code        int  // the response's status code
 	DryRun      bool // asked with dryRun: nothing was stored
+
+	// Request is the request's body (requestObject) where the policy
+	// logs it at level Request or above, nil elsewhere: a patch holds
+	// only what it changes, as its client sent it.
+	Request json.RawMessage
 }
 
 // Actor is who the request acted as: the impersonated user if there was one,
@@ -304,8 +309,9 @@ type line struct {
 	ResponseStatus *struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
-	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
-	StageTimestamp           time.Time `json:"stageTimestamp"`
+	RequestObject            json.RawMessage `json:"requestObject,omitempty"`
+	RequestReceivedTimestamp time.Time       `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time       `json:"stageTimestamp"`
 }
 
 // Parse reads audit events, one JSON object a line, keeping those whose
@@ -331,6 +337,7 @@ func Parse(r io.Reader) ([]Event, error) {
 			Verb:      l.Verb,
 			URI:       l.RequestURI,
 			Code:      500,
+			Request:   l.RequestObject,
 		}
 		if l.ImpersonatedUser != nil {
 			e.Impersonated = l.ImpersonatedUser.Username
@@ -416,11 +423,16 @@ func Write(w io.Writer, events ...Event) error {
 			Code int `json:"code"`
 		}{e.Code}
 		l.RequestReceivedTimestamp, l.StageTimestamp = e.Received, e.Time
+		l.RequestObject = e.Request
+		level := "Metadata"
+		if e.Request != nil {
+			level = "Request"
+		}
 		b, err := json.Marshal(struct {
 			APIVersion string `json:"apiVersion"`
 			Level      string `json:"level"`
 			line
-		}{"audit.k8s.io/v1", "Metadata", l})
+		}{"audit.k8s.io/v1", level, l})
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -164,7 +165,7 @@ func TestSenders(t *testing.T) {
 }
 
 // TestWriteRoundTrip: what Write writes, Parse reads back as it was, URI
-// included when Write made it up.
+// included when Write made it up, and a request's body where it has one.
 func TestWriteRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 	events := []Event{
@@ -172,6 +173,9 @@ func TestWriteRoundTrip(t *testing.T) {
 			Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "pdb-lab", Name: "web-1", Code: 201},
 		{Received: t0.Add(time.Second), Time: t0.Add(time.Second), User: "kwok-admin", Impersonated: "system:serviceaccount:kube-system:node-controller",
 			Verb: "delete", Group: "policy", Resource: "poddisruptionbudgets", Namespace: "pdb-lab", Name: "web", UID: "u-1", Code: 200, DryRun: true},
+		{Received: t0.Add(2 * time.Second), Time: t0.Add(2 * time.Second), User: NodeController,
+			Verb: "patch", Resource: "nodes", Name: "a-01", Code: 200,
+			Request: json.RawMessage(`{"metadata":{"resourceVersion":"7"},"spec":{"taints":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready"}]}}`)},
 	}
 	var b strings.Builder
 	if err := Write(&b, events...); err != nil {
@@ -183,6 +187,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	}
 	events[0].URI = "/api/v1/namespaces/pdb-lab/pods/web-1/eviction"
 	events[1].URI = "/apis/policy/v1/namespaces/pdb-lab/poddisruptionbudgets/web?dryRun=All"
+	events[2].URI = "/api/v1/nodes/a-01"
 	if !reflect.DeepEqual(got, events) {
 		t.Errorf("Parse(Write(events)) =\n%+v\nwant\n%+v", got, events)
 	}

@@ -18,6 +18,14 @@
 // cluster; the cheat tests (cheat_e2e_test.go) build on the real cluster
 // the final picture of each check without its behaviour, and see it fail.
 //
+// The zone-outage lab's checks (outage.go) read another cluster, the scale
+// cluster beside the learner's (its context is the learner's with
+// "-scale"): from its audit log, which keeps the request of every node
+// write, the lab nodes' Ready timeline and the NoExecute taints the node
+// lifecycle controller put on and took off under its own name, judged
+// against the controller's settings read from the cluster's configuration
+// (outage_evidence.go, outage_judge.go).
+//
 // Checks returns them; the course's list of chapters, package chapters,
 // gives them to labcheck.
 package check
@@ -26,6 +34,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,8 +59,11 @@ const (
 )
 
 // Checks returns the chapter's checks, in the order a learner meets them:
-// the lab's steps, then the timetable the learner wrote.
-func Checks() []labcheck.Check { return append(labChecks(), timetableChecks()...) }
+// the lab's steps, the timetable the learner wrote, then the zone-outage
+// lab on its own cluster (outage.go).
+func Checks() []labcheck.Check {
+	return slices.Concat(labChecks(), timetableChecks(), outageChecks())
+}
 
 func labChecks() []labcheck.Check {
 	return []labcheck.Check{
