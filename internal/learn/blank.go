@@ -237,7 +237,17 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 	for file := range blank {
 		return fmt.Errorf("chapter %s has no file %s", t.Dir, file)
 	}
-	return nil
+	return copyTestdata(chapterDir, dst)
+}
+
+// copyTestdata copies the chapter's testdata directory, when it has one,
+// into the workspace: some of the model's tests read recordings from it.
+func copyTestdata(chapterDir, dst string) error {
+	src := filepath.Join(chapterDir, "testdata")
+	if _, err := os.Stat(src); err != nil {
+		return nil
+	}
+	return os.CopyFS(filepath.Join(dst, "testdata"), os.DirFS(src))
 }
 
 // switchFile declares learnFrom for GenerateSwitched's workspace.
@@ -304,6 +314,9 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 		if err := os.WriteFile(filepath.Join(dst, e.Name()), src, 0o644); err != nil {
 			return err
 		}
+	}
+	if err := copyTestdata(chapterDir, dst); err != nil {
+		return err
 	}
 	return os.WriteFile(filepath.Join(dst, "learnswitch.go"), []byte(fmt.Sprintf(switchFile, pkg)), 0o644)
 }

@@ -41,7 +41,7 @@ const (
 	// not-ready and unreachable taints: short, so an eviction shows within
 	// an experiment, and longer than the lab's health-pass period, so a
 	// taint the controller takes off again at the next pass evicts nothing.
-	OutageTolerationSeconds = 6
+	OutageTolerationSeconds = 8
 )
 
 // The kube-controller-manager defaults the node lifecycle controller's
@@ -282,6 +282,15 @@ func parallel(names []string, f func(string) error) error {
 // Populate creates what the layout lacks of the lab's nodes, its namespace
 // and one pod on each node. It leaves what exists as it is.
 func Populate(ctx context.Context, k kubernetes.Interface, l taints.Layout) error {
+	if err := PopulateNodes(ctx, k, l); err != nil {
+		return err
+	}
+	return PopulatePods(ctx, k, l)
+}
+
+// PopulateNodes creates what the layout lacks of the lab's nodes and its
+// namespace.
+func PopulateNodes(ctx context.Context, k kubernetes.Interface, l taints.Layout) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OutageNamespace}}
 	if _, err := k.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s: %v", OutageNamespace, err)
@@ -293,15 +302,21 @@ func Populate(ctx context.Context, k kubernetes.Interface, l taints.Layout) erro
 		byName[n.Name] = n
 		names = append(names, n.Name)
 	}
-	err := parallel(names, func(name string) error {
+	return parallel(names, func(name string) error {
 		_, err := k.CoreV1().Nodes().Create(ctx, OutageNode(byName[name]), metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create node %s: %v", name, err)
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+}
+
+// PopulatePods creates the lab's pod on each node of the layout that lacks
+// one.
+func PopulatePods(ctx context.Context, k kubernetes.Interface, l taints.Layout) error {
+	var names []string
+	for _, n := range l.Nodes() {
+		names = append(names, n.Name)
 	}
 	// The namespace's default service account, which a pod needs, comes
 	// from a controller a moment after the namespace.
@@ -489,11 +504,11 @@ func (r *Recorder) Stop() Seen {
 	return r.seen
 }
 
-// Clean reports whether the cluster is as an experiment starts it: the
-// nodes of down not Ready, every other node of the layout Ready without a
-// NoExecute not-ready or unreachable taint, and every lab pod running and
-// not being deleted; when not, it says what is still missing.
-func Clean(ctx context.Context, k kubernetes.Interface, l taints.Layout, down []string) (bool, string, error) {
+// NodesAsStarted reports whether the nodes are as an experiment starts
+// them: the nodes of down not Ready, every other node of the layout Ready
+// without a NoExecute not-ready or unreachable taint; when not, it says
+// what is still missing.
+func NodesAsStarted(ctx context.Context, k kubernetes.Interface, l taints.Layout, down []string) (bool, string, error) {
 	nodes, err := k.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: ProfileLabel + "=outage"})
 	if err != nil {
 		return false, "", fmt.Errorf("list nodes: %v", err)
@@ -526,6 +541,12 @@ func Clean(ctx context.Context, k kubernetes.Interface, l taints.Layout, down []
 	if notYet > 0 {
 		return false, fmt.Sprintf("%d nodes not yet as the experiment starts them", notYet), nil
 	}
+	return true, "", nil
+}
+
+// PodsRunning reports whether every lab pod is running and not being
+// deleted; when not, it says how many are.
+func PodsRunning(ctx context.Context, k kubernetes.Interface, l taints.Layout) (bool, string, error) {
 	pods, err := k.CoreV1().Pods(OutageNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return false, "", fmt.Errorf("list pods: %v", err)

@@ -249,7 +249,7 @@ func show(path string, w io.Writer) error {
 func report(w io.Writer, m taints.Outage, e taints.Experiment, run taints.Run) bool {
 	fit, diffs := m.Replay(e, run)
 	observed := e
-	observed.Flips, observed.Watch = run.Flips, run.End
+	observed.Flips, observed.Then, observed.Watch = run.Flips, nil, run.End
 	writeSeen(w, m, run.Marks, run.Evicted, fit.Predict(observed), run.End)
 	if len(diffs) == 0 {
 		fmt.Fprintf(w, "  as predicted%s\n", insideNote(fit.Inside))
@@ -382,7 +382,7 @@ func (l *lab) prepare(ctx context.Context, down []string) error {
 // Ready and untainted and every lab pod runs.
 func (l *lab) populate(ctx context.Context, down []string) error {
 	c, m := l.cluster, l.model
-	if err := kube.Populate(ctx, c.Kube, m.Layout); err != nil {
+	if err := kube.PopulateNodes(ctx, c.Kube, m.Layout); err != nil {
 		return err
 	}
 	var on []string
@@ -400,7 +400,14 @@ func (l *lab) populate(ctx context.Context, down []string) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	last := ""
 	for {
-		ok, why, err := kube.Clean(ctx, c.Kube, m.Layout, down)
+		// The pods come once the nodes are as the experiment starts them:
+		// a pod created on a node still tainted would be evicted again.
+		ok, why, err := kube.NodesAsStarted(ctx, c.Kube, m.Layout, down)
+		if err == nil && ok {
+			if err = kube.PopulatePods(ctx, c.Kube, m.Layout); err == nil {
+				ok, why, err = kube.PodsRunning(ctx, c.Kube, m.Layout)
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -414,7 +421,7 @@ func (l *lab) populate(ctx context.Context, down []string) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the cluster did not get ready for the experiment in 2 minutes (%s); make outage-down and make outage-up start it again", why)
 		}
-		if err := kube.Populate(ctx, c.Kube, m.Layout); err != nil {
+		if err := kube.PopulateNodes(ctx, c.Kube, m.Layout); err != nil {
 			return err
 		}
 		if err := sleep(ctx, 500*time.Millisecond); err != nil {
@@ -494,7 +501,19 @@ func (l *lab) experiment(ctx context.Context, e taints.Experiment) (record, erro
 			return record{}, err
 		}
 	}
-	fmt.Fprintf(w, "  switched %d nodes right after a health pass; watching for %s\n", len(e.Flips), e.Watch+m.MonitorPeriod)
+	if len(e.Then) > 0 {
+		for range e.ThenAfter + 1 {
+			if _, err := l.nextPass(ctx); err != nil {
+				rec.Stop()
+				return record{}, err
+			}
+		}
+		if err := kube.Power(ctx, c.Kube, e.Then, false); err != nil {
+			rec.Stop()
+			return record{}, err
+		}
+	}
+	fmt.Fprintf(w, "  switched %d nodes right after a health pass; watching for %s\n", len(e.Flips)+len(e.Then), e.Watch+m.MonitorPeriod)
 	passes, err := l.passes(ctx, rec, passAt+m.MonitorPeriod+e.Watch)
 	if err != nil {
 		rec.Stop()
