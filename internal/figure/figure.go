@@ -74,9 +74,11 @@ func palette(bg, grid string, p map[Tone]string) string {
 	return b.String()
 }
 
-// style is every figure's style sheet. Its selectors start at the figure's
-// own class, so an inlined figure styles nothing else on the page.
-var style = func() string {
+// StyleSheet is every figure's style sheet, the text of its <style>
+// element: the same in every figure, so a page that inlines figures can
+// allow it by its hash in its Content-Security-Policy. Its selectors start
+// at the figure's own class, so an inlined figure styles nothing else.
+var StyleSheet = func() string {
 	l, d := palette(lightBg, lightGrid, light), palette(darkBg, darkGrid, dark)
 	var b strings.Builder
 	b.WriteString(".fig{" + l + "}")
@@ -101,7 +103,7 @@ type canvas struct {
 func newCanvas(w, h float64, title, desc string) *canvas {
 	c := &canvas{w: w, h: h}
 	fmt.Fprintf(&c.b, `<svg xmlns="http://www.w3.org/2000/svg" class="fig" role="img" viewBox="0 0 %s %s" width="%s" height="%s" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="12">`+"\n", n(w), n(h), n(w), n(h))
-	fmt.Fprintf(&c.b, "<title>%s</title>\n<desc>%s</desc>\n<style>%s</style>\n", esc(title), esc(desc), style)
+	fmt.Fprintf(&c.b, "<title>%s</title>\n<desc>%s</desc>\n<style>%s</style>\n", esc(title), esc(desc), StyleSheet)
 	fmt.Fprintf(&c.b, `<rect class="bg" width="%s" height="%s" rx="6"/>`+"\n", n(w), n(h))
 	return c
 }
