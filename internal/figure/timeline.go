@@ -60,10 +60,19 @@ func (tl *Timeline) SVG() []byte {
 			}
 		}
 	}
+	open := false
+	for _, r := range tl.Rows {
+		for _, s := range r.Spans {
+			open = open || s.Open
+		}
+	}
 	for _, l := range tl.Lines {
 		if tl.X.Max == 0 {
 			xmax = max(xmax, l.X)
 		}
+	}
+	if open && tl.X.Max == 0 {
+		xmax *= 1.15 // an open span runs past every end
 	}
 	xmax = max(xmax, 1)
 	x0 := 16 + labelW + 12
