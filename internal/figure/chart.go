@@ -93,7 +93,7 @@ func (ch *Chart) SVG() []byte {
 	if ch.Y.Label != "" {
 		left += 20
 	}
-	top := 56.0
+	top := 56 + legendExtra(legend, chartW)
 	if len(legend) == 0 {
 		top = 40
 	}
@@ -110,7 +110,7 @@ func (ch *Chart) SVG() []byte {
 	c := newCanvas(chartW, height, ch.Title, ch.Desc)
 	c.text(16, 22, "start", Ink, ch.Title, ` font-weight="600" font-size="14"`)
 	if len(legend) > 0 {
-		c.legend(16, 44, legend)
+		c.legend(44, legend)
 	}
 	px := func(v float64) float64 { return x0 + (x1-x0)*v/xmax }
 	py := func(v float64) float64 { return y1 - (y1-y0)*v/ymax }
@@ -135,6 +135,9 @@ func (ch *Chart) SVG() []byte {
 		}
 		var d strings.Builder
 		for i, p := range s.Points {
+			if s.Step && i > 0 && i < len(s.Points)-1 && p.Y == s.Points[i-1].Y {
+				continue // the line holds: no point to draw
+			}
 			switch {
 			case i == 0:
 				fmt.Fprintf(&d, "M%s %s", n(px(p.X)), n(py(p.Y)))

@@ -240,21 +240,40 @@ const (
 	Cross               // a cross: an event that was refused
 )
 
-// legend draws keys in a row from (x, y) and returns the y below it.
-func (c *canvas) legend(x, y float64, keys []Key) {
+// legendRows breaks keys into rows that fit the figure's width.
+func legendRows(keys []Key, width float64) [][]Key {
+	var rows [][]Key
+	x := 16.0
 	for _, k := range keys {
-		c.shape(x+6, y-4, k.Tone, k.Shape, "")
-		c.text(x+16, y, "start", Ink, k.Text, "")
-		x += 16 + textWidth(k.Text) + 18
+		w := 16 + textWidth(k.Text) + 18
+		if len(rows) == 0 || x+w > width-8 {
+			rows = append(rows, nil)
+			x = 16
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], k)
+		x += w
 	}
+	return rows
 }
 
-func legendWidth(keys []Key) float64 {
-	w := 0.0
-	for _, k := range keys {
-		w += 16 + textWidth(k.Text) + 18
+// legend draws keys from (16, y), in as many rows as they need, and
+// returns how much taller than one row it is.
+func (c *canvas) legend(y float64, keys []Key) float64 {
+	rows := legendRows(keys, c.w)
+	for i, row := range rows {
+		x := 16.0
+		for _, k := range row {
+			c.shape(x+6, y+float64(i)*18-4, k.Tone, k.Shape, "")
+			c.text(x+16, y+float64(i)*18, "start", Ink, k.Text, "")
+			x += 16 + textWidth(k.Text) + 18
+		}
 	}
-	return w
+	return float64(max(len(rows)-1, 0)) * 18
+}
+
+// legendExtra is how much taller than one row the legend of keys is.
+func legendExtra(keys []Key, width float64) float64 {
+	return float64(max(len(legendRows(keys, width))-1, 0)) * 18
 }
 
 // shape draws a small symbol centred on (x, y), with a tooltip if title is

@@ -47,14 +47,14 @@ func (st *States) SVG() []byte {
 	}
 	top := 40.0
 	if len(st.Legend) > 0 {
-		top = 56
+		top = 56 + legendExtra(st.Legend, chartW)
 	}
 	w := max(float64(cols)*cellW+32, chartW)
 	h := top + float64(rows)*cellH + 8
 	c := newCanvas(w, h, st.Title, st.Desc)
 	c.text(16, 22, "start", Ink, st.Title, ` font-weight="600" font-size="14"`)
 	if len(st.Legend) > 0 {
-		c.legend(16, 44, st.Legend)
+		c.legend(44, st.Legend)
 	}
 	left := (w - float64(cols)*cellW) / 2
 	centre := map[string][2]float64{}

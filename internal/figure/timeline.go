@@ -79,7 +79,7 @@ func (tl *Timeline) SVG() []byte {
 	x1 := chartW - chartRight - min(textW+8, 200)
 	top := 40.0
 	if len(tl.Legend) > 0 {
-		top = 56
+		top = 56 + legendExtra(tl.Legend, chartW)
 	}
 	if len(tl.Lines) > 0 {
 		top += 16
@@ -93,7 +93,7 @@ func (tl *Timeline) SVG() []byte {
 	c := newCanvas(chartW, height, tl.Title, tl.Desc)
 	c.text(16, 22, "start", Ink, tl.Title, ` font-weight="600" font-size="14"`)
 	if len(tl.Legend) > 0 {
-		c.legend(16, 44, tl.Legend)
+		c.legend(44, tl.Legend)
 	}
 	px := func(v float64) float64 { return x0 + (x1-x0)*v/xmax }
 	bottom := height - 48
@@ -129,8 +129,9 @@ func (tl *Timeline) SVG() []byte {
 				to = xmax
 				opacity = ` fill-opacity="0.35"`
 			}
-			w := max(px(to)-px(s.From), 1)
-			fmt.Fprintf(&c.b, `<rect x="%s" y="%s" width="%s" height="%s" rx="2" class="f-%s"%s><title>%s</title></rect>`+"\n", n(px(s.From)), n(ly+3), n(w), n(laneH-6), s.Tone, opacity, esc(title))
+			if w := px(to) - px(s.From); w > 0 {
+				fmt.Fprintf(&c.b, `<rect x="%s" y="%s" width="%s" height="%s" rx="2" class="f-%s"%s><title>%s</title></rect>`+"\n", n(px(s.From)), n(ly+3), n(w), n(laneH-6), s.Tone, opacity, esc(title))
+			}
 			switch {
 			case s.Text == "":
 			case s.Open:
