@@ -3,6 +3,7 @@ package figure
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // A States diagram draws states as boxes on a grid and transitions as
@@ -17,11 +18,12 @@ type States struct {
 	Legend []Key
 }
 
-// A State is one box.
+// A State is one box, its label on one or two lines (split at "\n"), at a
+// column and a row of the grid; halves place a box between two others.
 type State struct {
 	ID       string
 	Label    string
-	Col, Row int
+	Col, Row float64
 	Tone     Tone // its border; Muted if empty
 }
 
@@ -30,18 +32,19 @@ type State struct {
 type Edge struct {
 	From, To string
 	Label    string
-	Tone     Tone // Muted if empty
+	Tone     Tone    // Muted if empty
+	At       float64 // where along the edge its label sits, 0 to 1; 0: the middle
 }
 
 const (
-	cellW, cellH = 232.0, 96.0
-	boxW, boxH   = 184.0, 40.0
+	cellW, cellH = 210.0, 92.0
+	boxW, boxH   = 192.0, 40.0
 )
 
 // SVG draws the diagram. An edge whose states are missing is drawn from
 // or to nowhere, so the mistake shows.
 func (st *States) SVG() []byte {
-	cols, rows := 1, 1
+	cols, rows := 1.0, 1.0
 	for _, s := range st.States {
 		cols, rows = max(cols, s.Col+1), max(rows, s.Row+1)
 	}
@@ -49,17 +52,17 @@ func (st *States) SVG() []byte {
 	if len(st.Legend) > 0 {
 		top = 56 + legendExtra(st.Legend, chartW)
 	}
-	w := max(float64(cols)*cellW+32, chartW)
-	h := top + float64(rows)*cellH + 8
+	w := max(cols*cellW+32, chartW)
+	h := top + rows*cellH + 8
 	c := newCanvas(w, h, st.Title, st.Desc)
 	c.text(16, 22, "start", Ink, st.Title, ` font-weight="600" font-size="14"`)
 	if len(st.Legend) > 0 {
 		c.legend(44, st.Legend)
 	}
-	left := (w - float64(cols)*cellW) / 2
+	left := (w - cols*cellW) / 2
 	centre := map[string][2]float64{}
 	for _, s := range st.States {
-		centre[s.ID] = [2]float64{left + (float64(s.Col)+0.5)*cellW, top + (float64(s.Row)+0.5)*cellH}
+		centre[s.ID] = [2]float64{left + (s.Col+0.5)*cellW, top + (s.Row+0.5)*cellH}
 	}
 	for _, e := range st.Edges {
 		a, b := centre[e.From], centre[e.To]
@@ -76,8 +79,12 @@ func (st *States) SVG() []byte {
 		p2x, p2y := bx-9*math.Cos(ang+0.4), by-9*math.Sin(ang+0.4)
 		fmt.Fprintf(&c.b, `<path d="M%s %sL%s %sL%s %sZ" class="f-%s"/>`+"\n", n(bx), n(by), n(p1x), n(p1y), n(p2x), n(p2y), tone)
 		if e.Label != "" {
-			mx, my := (ax+bx)/2, (ay+by)/2
-			anchor, dx, dy := "middle", 0.0, -6.0
+			f := e.At
+			if f == 0 {
+				f = 0.5
+			}
+			mx, my := ax+(bx-ax)*f, ay+(by-ay)*f
+			anchor, dx, dy := "middle", 0.0, -8.0
 			if math.Abs(bx-ax) < 1 { // vertical: label beside it
 				anchor, dx, dy = "start", 6, 4
 			}
@@ -91,7 +98,12 @@ func (st *States) SVG() []byte {
 			tone = Muted
 		}
 		fmt.Fprintf(&c.b, `<rect x="%s" y="%s" width="%s" height="%s" rx="8" class="bg s-%s" stroke-width="2"/>`+"\n", n(p[0]-boxW/2), n(p[1]-boxH/2), n(boxW), n(boxH), tone)
-		c.text(p[0], p[1]+4, "middle", Ink, s.Label, "")
+		if first, second, two := strings.Cut(s.Label, "\n"); two {
+			c.text(p[0], p[1]-3, "middle", Ink, first, "")
+			c.text(p[0], p[1]+12, "middle", Muted, second, ` font-size="11"`)
+		} else {
+			c.text(p[0], p[1]+4, "middle", Ink, s.Label, "")
+		}
 	}
 	return c.bytes()
 }

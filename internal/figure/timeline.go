@@ -82,7 +82,7 @@ func (tl *Timeline) SVG() []byte {
 		top = 56 + legendExtra(tl.Legend, chartW)
 	}
 	if len(tl.Lines) > 0 {
-		top += 16
+		top += 16 * float64(len(tl.Lines)) // each line's label on its own level
 	}
 	y := top
 	height := top
@@ -143,17 +143,18 @@ func (tl *Timeline) SVG() []byte {
 		y += lanes*laneH + 8
 	}
 	c.line(x0, bottom, x1, bottom, "s-muted", "")
-	for _, l := range tl.Lines {
+	for i, l := range tl.Lines {
+		ty := top - 10 - 16*float64(len(tl.Lines)-1-i)
 		tone := l.Tone
 		if tone == "" {
 			tone = Orange
 		}
-		c.line(px(l.X), top-6, px(l.X), bottom, "s-"+string(tone), ` stroke-width="2" stroke-dasharray="6 4"`)
+		c.line(px(l.X), ty+4, px(l.X), bottom, "s-"+string(tone), ` stroke-width="2" stroke-dasharray="6 4"`)
 		anchor := "middle"
 		if px(l.X)+textWidth(l.Label)/2 > chartW-8 {
 			anchor = "end"
 		}
-		c.text(px(l.X), top-10, anchor, tone, l.Label, "")
+		c.text(px(l.X), ty, anchor, tone, l.Label, "")
 	}
 	return c.bytes()
 }
