@@ -19,7 +19,7 @@ import (
 // Current compares each figure with the file of its name in dir, the
 // chapter's figures/ directory, and fails for any .svg there that figs does
 // not draw.
-func Current(t *testing.T, dir string, figs map[string][]byte) {
+func Current(t testing.TB, dir string, figs map[string][]byte) {
 	t.Helper()
 	update := os.Getenv("UPDATE_FIGURES") != ""
 	names := make([]string, 0, len(figs))
