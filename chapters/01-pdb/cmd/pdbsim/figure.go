@@ -102,8 +102,12 @@ func (d *drawing) figure(title string, c *pdb.Cluster) []byte {
 		ch.Legend = append(ch.Legend, figure.Key{Tone: s.Tone, Shape: shape, Text: s.Name})
 	}
 	ch.Legend = append(ch.Legend, figure.Key{Tone: figure.Green, Shape: figure.Dot, Text: "allowed"}, figure.Key{Tone: figure.Red, Shape: figure.Cross, Text: "refused"})
-	ch.Desc = fmt.Sprintf("Over %s of the logical clock, %d evictions were asked: %d allowed, %d refused. %s",
-		time.Duration(end*float64(time.Second)), allowed+refused, allowed, refused, strings.Join(desc, " "))
+	asked := fmt.Sprintf("%d evictions were asked", allowed+refused)
+	if allowed+refused == 1 {
+		asked = "1 eviction was asked"
+	}
+	ch.Desc = fmt.Sprintf("Over %s of the logical clock, %s: %d allowed, %d refused. %s",
+		time.Duration(end*float64(time.Second)), asked, allowed, refused, strings.Join(desc, " "))
 	return ch.SVG()
 }
 
