@@ -113,10 +113,11 @@ func (c *canvas) bytes() []byte {
 	return c.b.Bytes()
 }
 
-// n formats a coordinate: at most one decimal, no trailing zeros, so the
-// output is short and the same on every machine.
+// n formats a coordinate in whole units of the 720-wide view box, finer
+// than a reader can see, so the output is short (figures are inlined in
+// pages that have a weight budget) and the same on every machine.
 func n(v float64) string {
-	v = math.Round(v*10) / 10
+	v = math.Round(v)
 	if v == 0 {
 		v = 0 // no "-0"
 	}

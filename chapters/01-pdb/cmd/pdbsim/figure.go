@@ -85,12 +85,12 @@ func (d *drawing) figure(title string, c *pdb.Cluster) []byte {
 		if e.Kind != pdb.EventEvict || e.Decision == nil || e.Decision.DryRun {
 			continue
 		}
-		m := figure.Mark{X: e.At.Seconds(), Tone: figure.Green, Shape: figure.Dot, Title: fmt.Sprintf("%s evict %s: allowed", pdb.At(e.At), e.Pod)}
+		m := figure.Mark{X: e.At.Seconds(), Tone: figure.Green, Shape: figure.Dot, Title: fmt.Sprintf("%s %s allowed", pdb.At(e.At), e.Pod)}
 		if e.Decision.Allowed {
 			allowed++
 		} else {
 			refused++
-			m.Tone, m.Shape, m.Title = figure.Red, figure.Cross, fmt.Sprintf("%s evict %s: refused %d", pdb.At(e.At), e.Pod, e.Decision.Code)
+			m.Tone, m.Shape, m.Title = figure.Red, figure.Cross, fmt.Sprintf("%s %s refused %d", pdb.At(e.At), e.Pod, e.Decision.Code)
 		}
 		ch.Marks = append(ch.Marks, m)
 	}
