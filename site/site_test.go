@@ -461,6 +461,9 @@ func TestSearchIndex(t *testing.T) {
 	if strings.Contains(idx, `"pods":[`) {
 		t.Errorf("search index holds a word only found in quoted code; code is left out")
 	}
+	if !strings.Contains(idx, `"leaving":[`) || strings.Contains(idx, `"stroke":[`) {
+		t.Errorf("search index: an inlined figure should be found by the words of its title and description, not by its markup")
+	}
 	var parsed searchIndex
 	if err := json.Unmarshal([]byte(idx), &parsed); err != nil {
 		t.Fatal(err)
