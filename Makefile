@@ -136,8 +136,15 @@ solve-chapter-%: ## run chapter N's reference solution on your cluster
 	@$(call chapter,$*)/lab/solve.sh
 
 .PHONY: quotes
-quotes: ## rewrite every quoted region of the prose from its source
+quotes: figures ## rewrite every quoted region of the prose from its source, and redraw the figures
 	@$(GO) run ./cmd/quote -w README.md CONTRIBUTING.md chapters/*/README.md
+
+# Each chapter's TestFiguresAreCurrent draws its figures from the model and,
+# with UPDATE_FIGURES set, writes them into the chapter's figures/.
+.PHONY: figures
+figures: ## redraw every chapter's figures (figures/*.svg) from its model
+	@out=$$(UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFiguresAreCurrent$$' ./chapters/... 2>&1) || { echo "$$out"; exit 1; }
+	@echo "figures: redrawn; git diff --stat -- 'chapters/*/figures' shows what changed"
 
 .PHONY: bump-kubernetes
 bump-kubernetes: ## move the course to another release and write UPSTREAM.md, the drift report (VERSION=vX.Y.Z; E2E=0 skips make test)

@@ -33,7 +33,7 @@ func (v violation) String() string { return v.rule + ": " + v.msg }
 // roles are the subdirectories a chapter may have; required ones marked.
 var roles = map[string]bool{
 	"kube": false, "check": true, "cmd": true, "e2e": true, "demo": true, "upstream": false, "lab": true, "testdata": false,
-	"track": true,
+	"figures": true, "track": true,
 }
 
 // sharedSections are the H2 sections every chapter's README has, with these
@@ -152,6 +152,27 @@ func checkChapter(repo, dir, title string) []violation {
 		}
 	}
 
+	// figures: pictures the model draws, each placed in the prose, all
+	// drawn again by a test that fails when one is stale.
+	figs, _ := os.ReadDir(filepath.Join(dir, "figures"))
+	svgs := 0
+	for _, f := range figs {
+		if f.IsDir() || !strings.HasSuffix(f.Name(), ".svg") {
+			bad("figures", "figures/%s is not an SVG: figures/ holds the figures the model draws", f.Name())
+			continue
+		}
+		svgs++
+		if !regexp.MustCompile(`(?m)^<!--\s*figure\s+figures/` + regexp.QuoteMeta(f.Name()) + `\s*-->$`).Match(readme) {
+			bad("figures", "figures/%s is shown nowhere: place it in README.md next to the claim it illustrates, <!-- figure figures/%s --> above its image", f.Name(), f.Name())
+		}
+	}
+	if svgs < 2 {
+		bad("figures", "figures/ has %d figures; a chapter shows at least two, drawn by its model", svgs)
+	}
+	if !declaresBelow(dir, "TestFiguresAreCurrent") {
+		bad("figures", "no package of the chapter has a TestFiguresAreCurrent that draws figures/ again (see package figuretest)")
+	}
+
 	// solve: the reference solution runs as a program.
 	if fi, err := os.Stat(filepath.Join(dir, "lab", "solve.sh")); err != nil || fi.Mode()&0o111 == 0 {
 		bad("solve", "lab/solve.sh is missing or not executable")
@@ -217,6 +238,19 @@ func declares(dir, fn, call string) bool {
 		}
 	}
 	return false
+}
+
+// declaresBelow reports whether a test file of dir or of a directory under
+// it declares function fn.
+func declaresBelow(dir, fn string) bool {
+	found := false
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && !found && declares(p, fn, "") {
+			found = true
+		}
+		return err
+	})
+	return found
 }
 
 var buildLine = regexp.MustCompile(`(?m)^//go:build (.+)$`)
@@ -388,7 +422,7 @@ func TestContractCatches(t *testing.T) {
 		{"names", func(t *testing.T, dir string) { renamePackage(t, filepath.Join(dir, "track"), "track", "steps") }},
 		{"layout", func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "track")) }},
 		{"commands", func(t *testing.T, dir string) {
-			files, _ := filepath.Glob(filepath.Join(dir, "cmd", "*", "*_test.go"))
+			files, _ := filepath.Glob(filepath.Join(dir, "cmd", "*", "main_test.go"))
 			for _, f := range files {
 				os.Remove(f)
 			}
@@ -399,6 +433,9 @@ func TestContractCatches(t *testing.T) {
 		{"pure", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, "demo", "kube.go"), "package main\n\nimport _ \""+module+"/chapters/02-taints/kube\"\n")
 		}},
+		{"figures", func(t *testing.T, dir string) { edit(t, dir, "README.md", "<!-- figure figures/timetable.svg -->", "") }},
+		{"figures", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "figures", "notes.txt"), "") }},
+		{"figures", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "cmd", "timetable", "figures_test.go")) }},
 		{"solve", func(t *testing.T, dir string) { os.Chmod(filepath.Join(dir, "lab", "solve.sh"), 0o644) }},
 		{"check-unit", func(t *testing.T, dir string) {
 			files, _ := filepath.Glob(filepath.Join(dir, "check", "*_test.go"))

@@ -15,6 +15,7 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
 
+	"github.com/opslab/opslab/internal/figure"
 	"github.com/opslab/opslab/internal/prose"
 	"github.com/opslab/opslab/labcheck/version"
 )
@@ -43,6 +44,10 @@ func assetFiles() map[string][]byte {
 		}
 		return nil
 	})
+	// The figures' palettes: an inlined figure loses its own <style> (the
+	// CSP allows no inline style), so the site's style sheet carries it.
+	css := out["_assets/site.css"]
+	out["_assets/site.css"] = append(css[:len(css):len(css)], "\n/* Figures' palettes (package figure). */\n"+figure.StyleSheet+"\n"...)
 	return out
 }
 

@@ -243,6 +243,7 @@ func (b *builder) render(p *page) error {
 	for _, pr := range p.doc.Proofs {
 		b.proof(p, dir, pr)
 	}
+	b.inlineFigures(p, dir)
 	b.placeDemo(p)
 	var buf bytes.Buffer
 	if err := markdown.Renderer().Render(&buf, p.doc.Source, p.tree); err != nil {
@@ -311,6 +312,40 @@ func (b *builder) trackSection(p *page) {
 	out.WriteString("</ol>\n")
 	p.body += template.HTML(out.String())
 	p.headings = append(p.headings, prose.Heading{Level: 2, Text: "Build it yourself", ID: trackID})
+}
+
+// inlineFigures puts each marked figure's SVG in the page in place of its
+// image: inlined, a figure follows the theme the reader chose (a rule on
+// the page's root, which an <img> cannot see), its text is the page's text
+// for screen readers, and it costs no request. Its bytes count towards the
+// page's weight. Its own <style> is dropped, as the CSP refuses inline
+// style: the site's style sheet carries the same rules (assetFiles). The
+// SVG is the course's own, drawn by package figure; one with a script in
+// it is refused all the same.
+func (b *builder) inlineFigures(p *page, dir string) {
+	for _, f := range p.doc.Figures {
+		img := f.Image()
+		if img == nil {
+			continue // package prose reported it
+		}
+		svg, err := os.ReadFile(b.abs(path.Join(dir, f.File)))
+		if err != nil {
+			continue // package prose reported it
+		}
+		if !bytes.HasPrefix(svg, []byte("<svg ")) || bytes.Contains(bytes.ToLower(svg), []byte("<script")) {
+			b.problem(p.srcName(), f.Line, "figure %s is not an SVG the course drew: make figures draws it", f.File)
+			continue
+		}
+		if i, j := bytes.Index(svg, []byte("<style>")), bytes.Index(svg, []byte("</style>\n")); i >= 0 && j > i {
+			svg = append(svg[:i:i], svg[j+len("</style>\n"):]...)
+		}
+		s := gast.NewString(bytes.TrimSpace(svg))
+		s.SetCode(true) // written as it is
+		img.Parent().ReplaceChild(img.Parent(), img, s)
+		if par, ok := s.Parent().(*gast.Paragraph); ok {
+			par.SetAttributeString("class", "figure")
+		}
+	}
 }
 
 func setDest(n gast.Node, url string) {

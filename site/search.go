@@ -1,6 +1,9 @@
 package site
 
 import (
+	"bytes"
+	"html"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -47,6 +50,18 @@ func sections(p *page) []section {
 	return secs
 }
 
+var figureWords = regexp.MustCompile(`<title>([^<]*)</title>\s*<desc>([^<]*)</desc>`)
+
+// figureText returns what an inlined figure says in words, its title and
+// its description, for the search index.
+func figureText(svg []byte) string {
+	m := figureWords.FindSubmatch(svg)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(string(m[1])) + ". " + html.UnescapeString(string(m[2])) + " "
+}
+
 // plain returns the text of a node, with a space between blocks and cells.
 func plain(n gast.Node, src []byte) string {
 	var b strings.Builder
@@ -60,7 +75,9 @@ func plain(n gast.Node, src []byte) string {
 				}
 			}
 		case *gast.String:
-			if entering {
+			if entering && c.IsCode() && bytes.HasPrefix(c.Value, []byte("<svg ")) {
+				b.WriteString(figureText(c.Value)) // an inlined figure: its words, not its markup
+			} else if entering {
 				b.Write(c.Value)
 			}
 		case *gast.FencedCodeBlock, *gast.CodeBlock, *gast.HTMLBlock, *gast.RawHTML:

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/opslab/opslab/internal/figure"
 	"github.com/opslab/opslab/internal/learn"
 	"github.com/opslab/opslab/internal/prose"
 )
@@ -85,6 +86,8 @@ func TestSite(t *testing.T) {
 		{"the current chapter is marked", `<a href="index.html" aria-current="page">Chapter 1: the floor</a>`},
 		{"previous is the index", `<a class="prev" rel="prev" href="../../index.html"><span>Previous</span> A test course</a>`},
 		{"next is chapter 2", `<a class="next" rel="next" href="../02-beta/index.html"><span>Next</span> Chapter 2: the second idea</a>`},
+		{"a figure is inlined in its paragraph", `<p class="figure"><svg xmlns="http://www.w3.org/2000/svg" class="fig" role="img"`},
+		{"an inlined figure keeps its title and description", "<title>Leaving the node</title>\n<desc>web-1 leaves at once; web-2 after 300 seconds.</desc>"},
 		{"the CSP allows only the site", `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;self&#39;;`},
 	} {
 		if !strings.Contains(ch1, want.html) {
@@ -93,6 +96,12 @@ func TestSite(t *testing.T) {
 	}
 	if strings.Contains(ch1, "quote model.go") {
 		t.Errorf("chapter 1: a quote marker was rendered; markers are consumed")
+	}
+	if strings.Contains(ch1, "<img") {
+		t.Errorf("chapter 1: a figure was left as an <img>; figures are inlined")
+	}
+	if css := read(t, filepath.Join(out, "_assets/site.css")); !strings.Contains(css, figure.StyleSheet) {
+		t.Errorf("_assets/site.css lacks the figures' style sheet: an inlined figure, without its own <style>, would have no palette")
 	}
 	index := read(t, filepath.Join(out, "index.html"))
 	for _, want := range []string{
@@ -453,6 +462,9 @@ func TestSearchIndex(t *testing.T) {
 	if strings.Contains(idx, `"pods":[`) {
 		t.Errorf("search index holds a word only found in quoted code; code is left out")
 	}
+	if !strings.Contains(idx, `"leaving":[`) || strings.Contains(idx, `"stroke":[`) {
+		t.Errorf("search index: an inlined figure should be found by the words of its title and description, not by its markup")
+	}
 	var parsed searchIndex
 	if err := json.Unmarshal([]byte(idx), &parsed); err != nil {
 		t.Fatal(err)
@@ -474,12 +486,14 @@ func TestPageBudget(t *testing.T) {
 	}
 }
 
-// checkWeights checks that every page, with the stylesheets, scripts and
-// icon it loads, stays within the budget. A demo's wasm is not counted: it
-// is fetched only when the reader starts the demo.
+// checkWeights checks that every page, with the stylesheets, scripts,
+// icon and images it loads, stays within the budget. A figure is inlined,
+// so its bytes are the page's; an image left as <img> is counted as a
+// load. A demo's wasm is not counted: it is fetched only when the reader
+// starts the demo.
 func checkWeights(t *testing.T, out string) {
 	t.Helper()
-	loads := regexp.MustCompile(`<script src="([^"]*)"|<link rel="(?:stylesheet|icon)" href="([^"]*)"`)
+	loads := regexp.MustCompile(`<script src="([^"]*)"|<link rel="(?:stylesheet|icon)" href="([^"]*)"|<img src="([^"]*)"`)
 	filepath.WalkDir(out, func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(name, ".html") {
 			return err
@@ -488,16 +502,16 @@ func checkWeights(t *testing.T, out string) {
 		fi, _ := d.Info()
 		total := int(fi.Size())
 		for _, m := range loads.FindAllStringSubmatch(read(t, name), -1) {
-			f := filepath.Join(filepath.Dir(name), filepath.FromSlash(m[1]+m[2]))
+			f := filepath.Join(filepath.Dir(name), filepath.FromSlash(m[1]+m[2]+m[3]))
 			ai, err := os.Stat(f)
 			if err != nil {
-				t.Errorf("%s loads %s%s, which is not there", rel, m[1], m[2])
+				t.Errorf("%s loads %s%s%s, which is not there", rel, m[1], m[2], m[3])
 				continue
 			}
 			total += int(ai.Size())
 		}
 		if total > maxPageBytes {
-			t.Errorf("%s weighs %d bytes with its CSS and JS, over the budget of %d", rel, total, maxPageBytes)
+			t.Errorf("%s weighs %d bytes with its CSS, JS, images and figures, over the budget of %d", rel, total, maxPageBytes)
 		}
 		return nil
 	})

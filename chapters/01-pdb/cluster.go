@@ -131,6 +131,7 @@ type Cluster struct {
 	quiet          bool   // do not log pod creations
 	dirty          map[*Budget]bool
 	log            [][]Event // in chunks, so that a long log is never copied to grow
+	watch          func(*Cluster)
 
 	// Counts kept as pods come and go, so that placing a replacement does
 	// not walk every pod.
@@ -455,17 +456,32 @@ func (c *Cluster) advanceTo(t time.Duration) {
 		tm, okTimer := c.nextTimer()
 		switch {
 		case okTimer && tm.at <= t && (!okReady || tm.at <= ready):
-			c.now = tm.at
+			c.moveTo(tm.at)
 			c.fire(tm)
 		case okReady && ready <= t:
-			c.now = ready
+			c.moveTo(ready)
 			c.becomeReady()
 		default:
-			c.now = t
+			c.moveTo(t)
 			return
 		}
 	}
 }
+
+// moveTo sets the clock, first showing the instant that ends to the
+// watcher, if any.
+func (c *Cluster) moveTo(t time.Duration) {
+	if t != c.now && c.watch != nil {
+		c.watch(c)
+	}
+	c.now = t
+}
+
+// Watch calls f each time the clock is about to move on, with the cluster
+// as it stands at the end of the instant that ends: every state a figure
+// of the run needs, drains' retries included. The last instant is the
+// caller's to look at. Watch(nil) stops it.
+func (c *Cluster) Watch(f func(*Cluster)) { c.watch = f }
 
 // nextChange returns the earliest future instant at which something will
 // happen without anyone acting: a pod becoming Ready, or a controller's

@@ -123,6 +123,33 @@ func (q *queue) len() int { return len(q.reqs) - q.head }
 // queue waits for seats, fewer than all seats are in use and arrivals are
 // queued past queueLengthLimit.
 func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
+	return play(level, flows, 0, nil)
+}
+
+// A Sample is the state of a simulated level at the end of one tick: for
+// each flow, in the order the flows were given, its requests waiting in a
+// queue and its requests rejected so far.
+type Sample struct {
+	At       int64
+	InUse    int // seats taken
+	Queued   []int
+	Rejected []int
+}
+
+// Trace runs Simulate and also returns the level's state every `every`
+// ticks, from tick 0 to the end: what a figure of the run plots.
+func Trace(level SimLevel, flows []Flow, every int64) (SimResult, []Sample, error) {
+	if every < 1 {
+		return SimResult{}, nil, fmt.Errorf("sampling every %d ticks: want at least 1", every)
+	}
+	var samples []Sample
+	res, err := play(level, flows, every, func(s Sample) { samples = append(samples, s) })
+	return res, samples, err
+}
+
+// play is Simulate, showing sample the state at every multiple of
+// every once the clock has passed it.
+func play(level SimLevel, flows []Flow, every int64, sample func(Sample)) (SimResult, error) {
 	if level.Seats < 1 {
 		return SimResult{}, fmt.Errorf("level has %d seats, needs at least 1", level.Seats)
 	}
@@ -198,8 +225,19 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 		}
 	}
 	waitingWork := func(i int) float64 { return float64(queues[i].work) }
+	var nextSample int64
+	rejected := make([]int, len(flows))
+	show := func(before int64) {
+		for ; sample != nil && nextSample < before; nextSample += every {
+			for i := range res.Flows {
+				rejected[i] = res.Flows[i].Rejected
+			}
+			sample(Sample{At: nextSample, InUse: inUse, Queued: append([]int(nil), queued...), Rejected: append([]int(nil), rejected...)})
+		}
+	}
 	for ev.Len() > 0 {
 		e := heap.Pop(&ev).(event)
+		show(e.at)
 		if e.done {
 			inUse -= e.seats
 			res.End = max(res.End, e.at)
@@ -241,5 +279,6 @@ func Simulate(level SimLevel, flows []Flow) (SimResult, error) {
 		fr.MaxQueued = max(fr.MaxQueued, queued[e.flow])
 		dispatch(e.at)
 	}
+	show(res.End + 1)
 	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+
 	"go/build/constraint"
 	"go/parser"
 	"go/token"
@@ -16,6 +17,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	mdast "github.com/yuin/goldmark/ast"
 )
 
 // Check returns every problem of the document: malformed markers, markers
@@ -78,12 +81,24 @@ func (c *Checker) Check(d *Doc) []Problem {
 			probs = append(probs, d.problem(q.Line, "stale quote of %s: run make quotes", q.Spec))
 		}
 	}
+	said := map[mdast.Node]bool{} // figures' images whose missing file a figure problem names
+	for _, f := range d.Figures {
+		if _, err := os.Stat(d.resolve(f.File)); err != nil {
+			probs = append(probs, d.problem(f.Line, "figure %s does not exist: run make figures to draw it", f.File))
+			if f.image != nil {
+				said[f.image] = true
+			}
+		}
+	}
 	for _, p := range d.Proofs {
 		if msg := c.proof(d, p); msg != "" {
 			probs = append(probs, d.problem(p.Line, "%s", msg))
 		}
 	}
 	for _, l := range d.Links {
+		if said[l.node] {
+			continue
+		}
 		if msg := c.link(d, l); msg != "" {
 			probs = append(probs, d.problem(l.Line, "%s", msg))
 		}

@@ -18,6 +18,20 @@
 // quoted byte for byte from the start of its doc comment to the end of its
 // last line. The fence's language follows the file's extension (see Lang).
 //
+// # Figures
+//
+// A figure marker is an HTML comment on a line of its own, immediately
+// followed by a paragraph that holds only the figure's image:
+//
+//	<!-- figure figures/drain.svg -->
+//	![what the figure shows, in words](figures/drain.svg)
+//
+// The figure is an SVG file the chapter's model draws, committed so that a
+// Git host shows it; a test of the chapter (TestFiguresAreCurrent) draws it
+// again and fails when the file is stale. Here the marker is checked: its
+// image names the same file, which exists and is an .svg, and has alt text.
+// The site inlines a marked figure in the page.
+//
 // # Proof links
 //
 // A link whose target is a _test.go file is a proof: its text names a test
@@ -57,6 +71,7 @@ type Doc struct {
 	Path     string // as given to Parse
 	Source   []byte
 	Quotes   []*Quote
+	Figures  []*Figure
 	Proofs   []*Proof
 	Links    []*Link
 	Headings []Heading
@@ -79,6 +94,18 @@ type Quote struct {
 	blockStart, blockEnd int
 	prefix               string
 }
+
+// A Figure is a figure marker and the image under it.
+type Figure struct {
+	Line  int
+	File  string // the figure, relative to the Markdown file (slash-separated)
+	Alt   string // the image's alt text
+	image *ast.Image
+}
+
+// Image returns the figure's image node in the tree ParseTree returned, or
+// nil when the marker has no image under it.
+func (f *Figure) Image() *ast.Image { return f.image }
 
 // A Proof is a link from a claim to the test that proves it.
 type Proof struct {
@@ -132,15 +159,22 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg) }
 
-var markerRE = regexp.MustCompile(`^\s*<!--\s*quote\s+(\S+)\s*-->\s*$`)
+var (
+	markerRE       = regexp.MustCompile(`^\s*<!--\s*quote\s+(\S+)\s*-->\s*$`)
+	figureMarkerRE = regexp.MustCompile(`^\s*<!--\s*figure\s+(\S+\.svg)\s*-->\s*$`)
+)
 
-// IsMarker reports whether an HTML block's text is a quote marker (well
-// formed or not).
+// IsMarker reports whether an HTML block's text is a quote or figure
+// marker (well formed or not).
 func IsMarker(html []byte) bool {
 	return markerStartRE.Match(bytes.TrimSpace(html))
 }
 
-var markerStartRE = regexp.MustCompile(`^<!--\s*quote(\s|-->)`)
+var markerStartRE = regexp.MustCompile(`^<!--\s*(quote|figure)(\s|-->)`)
+
+func isFigureMarker(html []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimSpace(html), []byte("<!--")), " \t"), []byte("figure"))
+}
 
 // Parse reads and parses the Markdown file at path.
 func Parse(path string) (*Doc, error) {
@@ -202,7 +236,11 @@ func (d *Doc) walk(root ast.Node) {
 				raw = append(raw, seg.Value(d.Source)...)
 			}
 			if IsMarker(raw) {
-				d.markerProblems = append(d.markerProblems, d.problem(d.nodeLine(n), "quote marker %s is inside a paragraph: put it on a line of its own, right above its fenced block", strings.TrimSpace(string(raw))))
+				kind, below := "quote", "fenced block"
+				if isFigureMarker(raw) {
+					kind, below = "figure", "image"
+				}
+				d.markerProblems = append(d.markerProblems, d.problem(d.nodeLine(n), "%s marker %s is inside a paragraph: put it on a line of its own, right above its %s", kind, strings.TrimSpace(string(raw)), below))
 			}
 		case *ast.Link:
 			d.link(n, string(n.Destination), false)
@@ -240,6 +278,10 @@ func (d *Doc) marker(n *ast.HTMLBlock) {
 		return
 	}
 	line := d.LineOf(n.Lines().At(0).Start)
+	if isFigureMarker(html) {
+		d.figure(n, html, line)
+		return
+	}
 	m := markerRE.FindSubmatch(html)
 	if m == nil {
 		d.markerProblems = append(d.markerProblems, d.problem(line, "malformed quote marker %q: want <!-- quote PATH[#Decl|#Lx-Ly] -->", strings.TrimSpace(string(html))))
@@ -270,6 +312,32 @@ func (d *Doc) marker(n *ast.HTMLBlock) {
 		return
 	}
 	d.Quotes = append(d.Quotes, q)
+}
+
+// figure records a figure marker and the image of the paragraph under it.
+func (d *Doc) figure(n *ast.HTMLBlock, html []byte, line int) {
+	m := figureMarkerRE.FindSubmatch(html)
+	if m == nil {
+		d.markerProblems = append(d.markerProblems, d.problem(line, "malformed figure marker %q: want <!-- figure PATH.svg -->", strings.TrimSpace(string(html))))
+		return
+	}
+	f := &Figure{Line: line, File: path.Clean(string(m[1]))}
+	d.Figures = append(d.Figures, f)
+	p, ok := n.NextSibling().(*ast.Paragraph)
+	if ok && p.ChildCount() == 1 {
+		f.image, _ = p.FirstChild().(*ast.Image)
+	}
+	if f.image == nil {
+		d.markerProblems = append(d.markerProblems, d.problem(line, "figure marker %s is not followed by a paragraph of its image alone: ![what it shows](%s)", f.File, f.File))
+		return
+	}
+	f.Alt = strings.TrimSpace(PlainText(f.image, d.Source))
+	if dest := path.Clean(string(f.image.Destination)); dest != f.File {
+		d.markerProblems = append(d.markerProblems, d.problem(line, "figure marker %s is followed by an image of %s: they name the same file", f.File, dest))
+	}
+	if f.Alt == "" {
+		d.markerProblems = append(d.markerProblems, d.problem(line, "figure %s has no alt text: say in words what it shows", f.File))
+	}
 }
 
 var lineRangeRE = regexp.MustCompile(`^L(\d+)-L(\d+)$`)

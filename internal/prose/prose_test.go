@@ -306,6 +306,47 @@ func TestCheck(t *testing.T) {
 			md:     "<!-- quoted from the upstream docs -->\n\nText <!-- quotes below -->.\n",
 		},
 		{
+			name:   "figure",
+			reason: "a figure marker above a paragraph of its image, with alt text, of a file that exists, is no problem",
+			md:     "<!-- figure figures/drain.svg -->\n![Ready pods against the floor](figures/drain.svg)\n",
+		},
+		{
+			name:   "figure missing",
+			reason: "a figure's file must exist; make figures draws it",
+			md:     "<!-- figure figures/gone.svg -->\n![Ready pods](figures/gone.svg)\n",
+			want:   []string{"testdata/doc.md:1: figure figures/gone.svg does not exist: run make figures to draw it"},
+		},
+		{
+			name:   "figure of another image",
+			reason: "the marker and its image name the same file",
+			md:     "<!-- figure figures/drain.svg -->\n![Ready pods](figures/../figures/other.svg)\n",
+			want: []string{
+				"testdata/doc.md:1: figure marker figures/drain.svg is followed by an image of figures/other.svg: they name the same file",
+				"testdata/doc.md:2: broken link to figures/../figures/other.svg: figures/other.svg does not exist",
+			},
+		},
+		{
+			name:   "figure without alt text",
+			reason: "a figure says in words what it shows, for a reader who cannot see it",
+			md:     "<!-- figure figures/drain.svg -->\n![](figures/drain.svg)\n",
+			want:   []string{"testdata/doc.md:1: figure figures/drain.svg has no alt text: say in words what it shows"},
+		},
+		{
+			name:   "figure without image",
+			reason: "the image under the marker is what a Git host shows",
+			md:     "<!-- figure figures/drain.svg -->\n\nSee ![x](figures/drain.svg) here.\n",
+			want:   []string{"testdata/doc.md:1: figure marker figures/drain.svg is not followed by a paragraph of its image alone: ![what it shows](figures/drain.svg)"},
+		},
+		{
+			name:   "figure marker malformed",
+			reason: "a figure is an SVG file",
+			md:     "<!-- figure figures/drain.png -->\n![x](figures/drain.png)\n",
+			want: []string{
+				`testdata/doc.md:1: malformed figure marker "<!-- figure figures/drain.png -->": want <!-- figure PATH.svg -->`,
+				"testdata/doc.md:2: broken link to figures/drain.png: figures/drain.png does not exist",
+			},
+		},
+		{
 			name:   "missing test",
 			reason: "a proof must name a test its file declares",
 			md:     "Claim ([`TestDrain`](model_test.go)).\n",

@@ -8,9 +8,11 @@
 //
 // Usage:
 //
-//	pdbsim SCENARIO
+//	pdbsim [-svg FILE] SCENARIO
 //
-// SCENARIO is a file, or - for standard input. pdbsim exits 2 on a usage
+// SCENARIO is a file, or - for standard input. With -svg, pdbsim also draws
+// the run into FILE: for each budget, its Ready pods and its floor over
+// time, and under them every eviction asked, allowed or refused. pdbsim exits 2 on a usage
 // error and 1 when the scenario cannot be read or played, naming the line.
 //
 // # Scenarios

@@ -12,11 +12,14 @@ import (
 	"github.com/opslab/opslab/internal/cmdshell"
 )
 
-const usage = `usage: pdbsim SCENARIO
+const usage = `usage: pdbsim [-svg FILE] SCENARIO
 
 Pdbsim plays a scenario on the PodDisruptionBudget model and prints its
 timeline. SCENARIO is a file, or - for standard input; the scenario
 language is in the command's doc (go doc ./chapters/01-pdb/cmd/pdbsim).
+
+  -svg FILE  also draw the run into FILE (.svg): each budget's Ready pods
+             and floor over time, and every eviction allowed or refused
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -32,6 +35,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func pdbsim(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("pdbsim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	svg := fs.String("svg", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -41,6 +45,9 @@ func pdbsim(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	if fs.NArg() != 1 {
 		return cmdshell.Usagef("want one scenario file, or - for standard input, got %d arguments", fs.NArg())
+	}
+	if *svg != "" && !strings.HasSuffix(*svg, ".svg") {
+		return cmdshell.Usagef("-svg %s: the figure is SVG, name a .svg file", *svg)
 	}
 	name := fs.Arg(0)
 	var src []byte
@@ -54,7 +61,18 @@ func pdbsim(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return unwrapPathError(err)
 	}
-	return play(name, string(src), stdout)
+	c := pdb.NewCluster()
+	var d *drawing
+	if *svg != "" {
+		d = newDrawing(c)
+	}
+	if err := play(c, name, string(src), stdout); err != nil {
+		return err
+	}
+	if d == nil {
+		return nil
+	}
+	return unwrapPathError(os.WriteFile(*svg, d.figure("pdbsim "+fs.Arg(0)+": Ready pods, the floor and each eviction", c), 0o644))
 }
 
 // unwrapPathError keeps os errors to one short line: "open x: no such file
@@ -69,8 +87,8 @@ func unwrapPathError(err error) error {
 
 // play runs every statement of a scenario and prints the events each one
 // caused.
-func play(name, src string, out io.Writer) error {
-	s := &sim{c: pdb.NewCluster(), out: out}
+func play(c *pdb.Cluster, name, src string, out io.Writer) error {
+	s := &sim{c: c, out: out}
 	for i, line := range strings.Split(src, "\n") {
 		if j := strings.IndexByte(line, '#'); j >= 0 {
 			line = line[:j]

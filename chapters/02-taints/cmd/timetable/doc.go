@@ -5,11 +5,12 @@
 //
 // Usage:
 //
-//	timetable [-f FILE]... [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] [--node NAME] [-o text|json] TAINT...
+//	timetable [-f FILE]... [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] [--node NAME] [-o text|json|svg] TAINT...
 //
 // TAINT is written as kubectl taint writes it, key[=value]:Effect. Pods read
 // from files go through the DefaultTolerationSeconds admission defaults
 // first, as the API server would add them; a pod without spec.nodeName is
 // assumed to run on the tainted node and is shown on node "-". It exits 2
-// on a usage error and 1 on any other error.
+// on a usage error and 1 on any other error. With -o svg it draws the
+// timetable instead, one pod a row, as an SVG figure on standard output.
 package main

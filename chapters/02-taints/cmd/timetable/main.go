@@ -13,7 +13,7 @@ import (
 	"github.com/opslab/opslab/internal/cmdshell"
 )
 
-const usage = `usage: timetable [-f FILE]... [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] [--node NAME] [-o text|json] TAINT...
+const usage = `usage: timetable [-f FILE]... [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] [--node NAME] [-o text|json|svg] TAINT...
 
 Timetable prints, for each pod, when it would leave its node once the node
 carries TAINT (key[=value]:Effect, as kubectl taint writes it): now, after N
@@ -27,7 +27,8 @@ Pods come from the namespace of a live cluster, or from YAML files with -f
   --context NAME     kubeconfig context to use
   -n, --namespace NS namespace (default: the context's, else "default")
   --node NAME        only the pods on node NAME: the node that gets the taint
-  -o text|json       output format (default text)
+  -o text|json|svg   output format (default text); svg draws the timetable,
+                     one pod a row, as a figure
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -68,8 +69,12 @@ func timetable(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "timetable: %d pods not on a node left out\n", skipped)
 	}
 	rows := taints.Timetable(pods, opts.taints)
-	if opts.output == "json" {
+	switch opts.output {
+	case "json":
 		return writeJSON(stdout, rows)
+	case "svg":
+		_, err := stdout.Write(drawTimetable(rows, opts.taints))
+		return err
 	}
 	return writeText(stdout, rows)
 }
@@ -111,8 +116,8 @@ func parse(args []string) (options, error) {
 		}
 		o.taints = append(o.taints, t)
 	}
-	if o.output != "text" && o.output != "json" {
-		return o, cmdshell.Usagef("output %q is not known: use -o text or -o json", o.output)
+	if o.output != "text" && o.output != "json" && o.output != "svg" {
+		return o, cmdshell.Usagef("output %q is not known: use -o text, -o json or -o svg", o.output)
 	}
 	if len(o.files) > 0 && (o.kubeconfig != "" || o.context != "") {
 		return o, cmdshell.Usagef("-f reads files, --kubeconfig and --context read a cluster: give one or the other")

@@ -15,7 +15,8 @@
 // Flags every subcommand takes: --kubeconfig FILE and --context NAME (as
 // kubectl), or -f FILE (repeatable; - is standard input) to read
 // FlowSchemas and PriorityLevelConfigurations from files instead;
-// -o text|json. apfctl exits 2 on a usage error and 1 on any other error,
+// -o text|json (and, for seats, svg: each level's seats drawn as an SVG
+// figure). apfctl exits 2 on a usage error and 1 on any other error,
 // with one line naming it.
 package main
 
@@ -59,7 +60,7 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig `file` (default $KUBECONFIG or ~/.kube/config)")
 	fs.StringVar(&c.context, "context", "", "kubeconfig `context` (default the current one)")
-	fs.StringVar(&c.output, "o", "text", "output `format`: text or json")
+	fs.StringVar(&c.output, "o", "text", "output `format`: text or json; for seats, svg draws the seats as a figure")
 	fs.Var(&c.files, "f", "read FlowSchemas and PriorityLevelConfigurations from `file` instead of the cluster (repeatable; - is standard input)")
 }
 
@@ -96,8 +97,11 @@ func apfctl(args []string, stdin io.Reader, stdout io.Writer) error {
 		if fs.NArg() > 0 {
 			return cmdshell.Usagef("unexpected argument %q", fs.Arg(0))
 		}
-		if c.output != "text" && c.output != "json" {
-			return cmdshell.Usagef("-o %s: want text or json", c.output)
+		if c.output == "svg" && sub != "seats" {
+			return cmdshell.Usagef("-o svg: only apfctl seats draws a figure; want text or json")
+		}
+		if c.output != "text" && c.output != "json" && c.output != "svg" {
+			return cmdshell.Usagef("-o %s: want text or json (or svg for seats)", c.output)
 		}
 		return nil
 	}
@@ -350,6 +354,14 @@ func seats(c *common, server int, stdout io.Writer) error {
 		return err
 	}
 	rows := cfg.Seats(server)
+	if c.output == "svg" {
+		var plain []apf.LevelSeats
+		for _, s := range rows {
+			plain = append(plain, s.LevelSeats)
+		}
+		_, err := stdout.Write(apf.SeatsFigure(server, plain))
+		return err
+	}
 	if c.output == "json" {
 		type row struct {
 			Level     string `json:"priorityLevel"`

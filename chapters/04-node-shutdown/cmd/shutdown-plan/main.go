@@ -14,14 +14,16 @@
 // Usage:
 //
 //	shutdown-plan --config kubelet.yaml (-f pods.yaml ... | [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] --node NODE)
-//	              [--logind-dir DIR [--logind-vendor-dir DIR]]
+//	              [--logind-dir DIR [--logind-vendor-dir DIR]] [-o text|svg]
 //
 // -f reads pods from YAML or JSON files (a Pod, a List of them, or several
 // documents); otherwise the pods on --node are read from the cluster. A file
 // named - is standard input, for -f or for --config. --logind-dir is a
 // directory laid out like /etc/systemd (logind.conf and logind.conf.d/), where
 // a drop-in that is a link to /dev/null is masked; --logind-vendor-dir is laid
-// out like /usr/lib/systemd.
+// out like /usr/lib/systemd. With -o svg it draws the plan instead, as an SVG
+// Gantt chart of the groups and their pods, against what the kubelet asks
+// logind for and, with --logind-dir, what logind grants.
 //
 // Exit status: 0 with a timeline, 1 when the configuration is refused, logind
 // would cut the kubelet short, or an input cannot be read, 2 on a usage error.
@@ -52,7 +54,7 @@ import (
 const name = "shutdown-plan"
 
 const usage = `usage: shutdown-plan --config kubelet.yaml (-f pods.yaml ... | [--kubeconfig FILE] [--context NAME] [-n NAMESPACE] --node NODE)
-                     [--logind-dir DIR [--logind-vendor-dir DIR]]
+                     [--logind-dir DIR [--logind-vendor-dir DIR]] [-o text|svg]
 
 Shutdown-plan prints the timeline of a node's graceful shutdown under a
 kubelet configuration, or refuses the configuration with the kubelet's
@@ -83,6 +85,7 @@ func plan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		config, kubeconfig, context, namespace, node string
 		logindDir, vendorDir                         string
 		podFiles                                     cmdshell.Strings
+		output                                       string
 	)
 	fs.StringVar(&config, "config", "", "kubelet configuration `file` (KubeletConfiguration, kubelet.config.k8s.io/v1beta1)")
 	fs.Var(&podFiles, "f", "pods from a YAML `file` (repeatable)")
@@ -92,6 +95,7 @@ func plan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.StringVar(&node, "node", "", "the `node` whose pods are planned")
 	fs.StringVar(&logindDir, "logind-dir", "", "`dir` laid out like /etc/systemd: logind.conf and logind.conf.d/")
 	fs.StringVar(&vendorDir, "logind-vendor-dir", "", "`dir` laid out like /usr/lib/systemd")
+	fs.StringVar(&output, "o", "text", "output `format`: text, or svg to draw the plan as a Gantt chart against logind's delay")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -112,6 +116,8 @@ func plan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return cmdshell.Usagef("--logind-vendor-dir needs --logind-dir")
 	case config == "-" && slices.Contains(podFiles, "-"):
 		return cmdshell.Usagef("standard input can hold the configuration or the pods, not both")
+	case output != "text" && output != "svg":
+		return cmdshell.Usagef("-o %s: want text or svg", output)
 	}
 
 	kc, err := readKubeletConfig(config, stdin)
@@ -155,17 +161,31 @@ func plan(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	printPlan(stdout, cfg, p)
+	var r *shutdown.LogindReport
+	if logindDir != "" && cfg.Enabled {
+		rep := shutdown.CheckLogind(logind, cfg.Total())
+		r = &rep
+	}
+	if output == "svg" {
+		if _, err := stdout.Write(drawPlan(cfg, p, r)); err != nil {
+			return err
+		}
+	} else {
+		printPlan(stdout, cfg, p)
+	}
 	if logindDir == "" {
 		return nil
 	}
 	if !cfg.Enabled {
 		// Without a shutdown manager the kubelet never looks at logind.
-		fmt.Fprintln(stdout, "\nlogind: the kubelet asks for nothing: graceful shutdown is off")
+		if output == "text" {
+			fmt.Fprintln(stdout, "\nlogind: the kubelet asks for nothing: graceful shutdown is off")
+		}
 		return nil
 	}
-	r := shutdown.CheckLogind(logind, cfg.Total())
-	printLogind(stdout, r)
+	if output == "text" {
+		printLogind(stdout, *r)
+	}
 	if r.Conflict {
 		if r.After.Infinite {
 			return fmt.Errorf("logind's InhibitDelayMaxSec is infinity, which the kubelet reads as %v, less than the %v it asks for: its node shutdown manager will not start and the node will shut down without ending its pods; remove infinity from %s",
