@@ -74,18 +74,10 @@ type Experiment struct {
 	// and carries no NoExecute taint.
 	Before []string
 	Flips  []Flip
-	// Then, when set, fail right after the health pass numbered ThenAfter
-	// (0 is the first pass after the start): a second wave, timed by the
-	// controller's passes rather than by the clock.
-	Then      []string
-	ThenAfter int
 	// Watch is how long the lab watches after the experiment starts: long
 	// enough for what the experiment shows to happen.
 	Watch time.Duration
 }
-
-// flips0 returns flips that take nodes down at once, at at.
-func flips0(at time.Duration, nodes []string) []Flip { return flips(at, False, nodes) }
 
 // flips returns flips that take nodes to ready at once, at at.
 func flips(at time.Duration, ready Status, nodes []string) []Flip {
@@ -106,20 +98,15 @@ func flips(at time.Duration, ready Status, nodes []string) []Flip {
 //     partly disrupted: no taint at all);
 //   - zone: the whole small zone (a dead zone, while other zones have Ready
 //     nodes, empties at the normal rate);
-//   - everything: the small zone, and right after the health pass that sees
-//     it dead every other node (a dead zone empties while others are
-//     alive, then every zone is dead: the taints come off, and nothing is
-//     evicted);
+//   - everything: every node at once (every zone dead: nothing is
+//     tainted);
 //   - recovery: every node back from everything (the zones are Normal again).
 func Experiments(l Layout) []Experiment {
 	large, small := l[0], l[len(l)-1]
 	share := func(z ZoneSize) int { return z.Nodes * 6 / 10 }
-	var all, rest []string
-	for i, z := range l {
+	var all []string
+	for _, z := range l {
 		all = append(all, l.First(z.Name, z.Nodes)...)
-		if i < len(l)-1 {
-			rest = append(rest, l.First(z.Name, z.Nodes)...)
-		}
 	}
 	return []Experiment{
 		{Name: "few", Title: fmt.Sprintf("5 nodes of %s fail", large.Name),
@@ -130,8 +117,8 @@ func Experiments(l Layout) []Experiment {
 			Flips: flips(0, False, l.First(small.Name, share(small))), Watch: 12 * time.Second},
 		{Name: "zone", Title: fmt.Sprintf("all %d nodes of %s fail", small.Nodes, small.Name),
 			Flips: flips(0, False, l.First(small.Name, small.Nodes)), Watch: 12 * time.Second},
-		{Name: "everything", Title: fmt.Sprintf("all of %s fails, then, one health pass later, the other %d nodes", small.Name, len(rest)),
-			Flips: flips(0, False, l.First(small.Name, small.Nodes)), Then: rest, ThenAfter: 0, Watch: 14 * time.Second},
+		{Name: "everything", Title: fmt.Sprintf("all %d nodes fail", len(all)),
+			Flips: flips(0, False, all), Watch: 12 * time.Second},
 		{Name: "recovery", Title: fmt.Sprintf("all %d nodes come back", len(all)),
 			Before: all, Flips: flips(0, True, all), Watch: 6 * time.Second},
 	}
@@ -212,14 +199,6 @@ func (o Outage) Predict(e Experiment) Prediction {
 	tr.Step(t0.Add(-time.Hour+o.MonitorPeriod), nodes)
 
 	flips := slices.Clone(e.Flips)
-	if len(e.Then) > 0 {
-		// Right after the pass numbered ThenAfter.
-		at := o.Phase + time.Duration(e.ThenAfter)*o.MonitorPeriod
-		if e.ThenAfter < len(o.Passes) {
-			at = o.Passes[e.ThenAfter]
-		}
-		flips = append(flips, flips0(at+time.Millisecond, e.Then)...)
-	}
 	sort.SliceStable(flips, func(i, j int) bool { return flips[i].At < flips[j].At })
 	var p Prediction
 	type zoneNow struct {
@@ -496,7 +475,7 @@ func LabTolerance(end time.Duration) Tolerance {
 // (CompareEvictions).
 func (o Outage) Replay(e Experiment, r Run) (Outage, []string) {
 	o.Passes = r.Passes
-	e.Flips, e.Then, e.Watch = r.Flips, nil, r.End
+	e.Flips, e.Watch = r.Flips, r.End
 	fit, diffs := o.Fit(e, r.Marks, LabTolerance(r.End), Shifts(-PassSlack, 0, 25*time.Millisecond))
 	return fit, append(diffs, CompareEvictions(r.Marks, r.Evicted, time.Duration(r.TolerationSeconds)*time.Second, r.End)...)
 }

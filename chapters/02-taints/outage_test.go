@@ -118,15 +118,20 @@ func marksString(p Prediction) string {
 	return strings.Join(s, " ")
 }
 
-// TestTaintPassInsideFullDisruptionKeepsItsTaint: a tainting pass that runs
-// while the health pass that finds every zone dead is still going taints
+// TestTaintPassInsideFullDisruptionKeepsItsTaint: when every node fails at
+// once, a tainting pass that runs while the health pass that finds every
+// zone dead is still going taints
 // one node in each zone at the zones' old rates, and the taints stay: the
 // controller takes taints off the nodes as it listed them when the pass
 // began, and these were untainted then. Without such a pass nothing is
 // tainted at all.
 func TestTaintPassInsideFullDisruptionKeepsItsTaint(t *testing.T) {
 	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
-	everything := Experiments(OutageLayout)[4]
+	var all []string
+	for _, z := range OutageLayout {
+		all = append(all, OutageLayout.First(z.Name, z.Nodes)...)
+	}
+	everything := Experiment{Flips: flips(0, False, all), Watch: 20 * time.Second}
 	if got := marksString(o.Predict(everything)); got != "" {
 		t.Fatalf("without a tainting pass inside the health pass, the model predicts %q, want nothing", got)
 	}

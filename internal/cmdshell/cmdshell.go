@@ -81,3 +81,20 @@ func (s *Strings) String() string { return strings.Join(*s, ",") }
 
 // Set appends one value.
 func (s *Strings) Set(v string) error { *s = append(*s, v); return nil }
+
+// Interspersed parses args with fs, letting flags come before, between and
+// after the arguments, as kubectl's do, and returns the arguments. Its
+// error is fs.Parse's.
+func Interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return rest, err
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

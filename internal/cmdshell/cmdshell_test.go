@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,19 @@ func TestStrings(t *testing.T) {
 	}
 	if got := files.String(); got != "a.yaml,-,b.yaml" {
 		t.Errorf("files = %q", got)
+	}
+}
+
+func TestInterspersed(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := fs.String("o", "", "")
+	n := fs.Bool("n", false, "")
+	rest, err := Interspersed(fs, []string{"run", "-o", "json", "a", "-n", "b"})
+	if err != nil || strings.Join(rest, " ") != "run a b" || *o != "json" || !*n {
+		t.Errorf("Interspersed = %q, %v; -o %q -n %v", rest, err, *o, *n)
+	}
+	if _, err := Interspersed(fs, []string{"a", "-x"}); err == nil {
+		t.Error("an unknown flag after an argument gave no error")
 	}
 }

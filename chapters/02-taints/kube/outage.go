@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -312,11 +313,26 @@ func PopulateNodes(ctx context.Context, k kubernetes.Interface, l taints.Layout)
 }
 
 // PopulatePods creates the lab's pod on each node of the layout that lacks
-// one.
+// one. A pod left by an older lab, with other tolerations, is deleted, to
+// be created again on a later call.
 func PopulatePods(ctx context.Context, k kubernetes.Interface, l taints.Layout) error {
 	var names []string
 	for _, n := range l.Nodes() {
 		names = append(names, n.Name)
+	}
+	pods, err := k.CoreV1().Pods(OutageNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list pods: %v", err)
+	}
+	want := OutagePod("").Spec.Tolerations
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil && !slices.EqualFunc(p.Spec.Tolerations, want, func(a, b corev1.Toleration) bool {
+			return a.Key == b.Key && a.Effect == b.Effect && a.TolerationSeconds != nil && *a.TolerationSeconds == *b.TolerationSeconds
+		}) {
+			if err := k.CoreV1().Pods(OutageNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete pod %s of an older lab: %v", p.Name, err)
+			}
+		}
 	}
 	// The namespace's default service account, which a pod needs, comes
 	// from a controller a moment after the namespace.

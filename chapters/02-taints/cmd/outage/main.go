@@ -43,6 +43,8 @@ Experiments, in the order run takes them when none is named:
   --settings FILE    read the controller's settings from FILE, a kwokctl
                      cluster's kwok.yaml, instead of the context's cluster
   --record FILE      run: write what was seen, as JSON, to FILE
+  --svg FILE         run and show: draw the taints, the model's and the
+                     controller's, zone by zone, as an SVG figure in FILE
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -56,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 type options struct {
 	kubeconfig, context, settings, record string
+	svg                                   string
 	command                               string
 	show                                  string // the record file of outage show
 	experiments                           []taints.Experiment
@@ -77,20 +80,14 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.context, "context", defaultContext(), "")
 	fs.StringVar(&o.settings, "settings", "", "")
 	fs.StringVar(&o.record, "record", "", "")
+	fs.StringVar(&o.svg, "svg", "", "")
 	// Flags may come before and after the command and the experiments.
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return o, err
-			}
-			return o, cmdshell.Usagef("%v: see outage -h", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := cmdshell.Interspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return o, err
+	}
+	if err != nil {
+		return o, cmdshell.Usagef("%v: see outage -h", err)
 	}
 	if len(rest) == 0 {
 		return o, cmdshell.Usagef("no command given: outage predict, outage run or outage populate")
@@ -103,6 +100,9 @@ func parse(args []string) (options, error) {
 			return o, cmdshell.Usagef("outage show takes one file, written by outage run --record")
 		}
 		o.show = rest[1]
+		if o.record != "" {
+			return o, cmdshell.Usagef("--record goes with outage run")
+		}
 		return o, nil
 	case "populate":
 		if len(rest) > 1 {
@@ -129,6 +129,9 @@ func parse(args []string) (options, error) {
 	if o.record != "" && o.command != "run" {
 		return o, cmdshell.Usagef("--record goes with outage run")
 	}
+	if o.svg != "" && o.command != "run" && o.command != "show" {
+		return o, cmdshell.Usagef("--svg goes with outage run or outage show")
+	}
 	return o, nil
 }
 
@@ -151,7 +154,7 @@ func outage(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.command == "show" {
-		return show(o.show, stdout)
+		return show(o.show, o.svg, stdout)
 	}
 	ctrl, model, err := settings(o)
 	if err != nil {
@@ -204,6 +207,9 @@ func outage(args []string, stdout, stderr io.Writer) error {
 	if err := writeRecord(o.record, records); err != nil {
 		return err
 	}
+	if err := writeSVG(o.svg, records); err != nil {
+		return err
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d experiments did not go as the model predicts", failed, len(o.experiments))
 	}
@@ -213,7 +219,7 @@ func outage(args []string, stdout, stderr io.Writer) error {
 
 // show replays the runs of a record file against the model, with the
 // settings each run recorded, and prints each one's timeline.
-func show(path string, w io.Writer) error {
+func show(path, svg string, w io.Writer) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %v", path, err)
@@ -238,8 +244,26 @@ func show(path string, w io.Writer) error {
 			failed++
 		}
 	}
+	if err := writeSVG(svg, records); err != nil {
+		return err
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d runs do not go as the model predicts", failed, len(records))
+	}
+	return nil
+}
+
+// writeSVG draws the records' taints as a figure into path, if there is one.
+func writeSVG(path string, records []record) error {
+	if path == "" {
+		return nil
+	}
+	var runs []taints.Run
+	for _, r := range records {
+		runs = append(runs, r.Run)
+	}
+	if err := os.WriteFile(path, taints.OutageFigure(runs), 0o644); err != nil {
+		return fmt.Errorf("cannot write the figure: %v", err)
 	}
 	return nil
 }
@@ -249,7 +273,7 @@ func show(path string, w io.Writer) error {
 func report(w io.Writer, m taints.Outage, e taints.Experiment, run taints.Run) bool {
 	fit, diffs := m.Replay(e, run)
 	observed := e
-	observed.Flips, observed.Then, observed.Watch = run.Flips, nil, run.End
+	observed.Flips, observed.Watch = run.Flips, run.End
 	writeSeen(w, m, run.Marks, run.Evicted, fit.Predict(observed), run.End)
 	if len(diffs) == 0 {
 		fmt.Fprintf(w, "  as predicted%s\n", insideNote(fit.Inside))
@@ -501,19 +525,7 @@ func (l *lab) experiment(ctx context.Context, e taints.Experiment) (record, erro
 			return record{}, err
 		}
 	}
-	if len(e.Then) > 0 {
-		for range e.ThenAfter + 1 {
-			if _, err := l.nextPass(ctx); err != nil {
-				rec.Stop()
-				return record{}, err
-			}
-		}
-		if err := kube.Power(ctx, c.Kube, e.Then, false); err != nil {
-			rec.Stop()
-			return record{}, err
-		}
-	}
-	fmt.Fprintf(w, "  switched %d nodes right after a health pass; watching for %s\n", len(e.Flips)+len(e.Then), e.Watch+m.MonitorPeriod)
+	fmt.Fprintf(w, "  switched %d nodes right after a health pass; watching for %s\n", len(e.Flips), e.Watch+m.MonitorPeriod)
 	passes, err := l.passes(ctx, rec, passAt+m.MonitorPeriod+e.Watch)
 	if err != nil {
 		rec.Stop()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,15 +10,26 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/internal/figure/figuretest"
 )
 
-// TestFiguresAreCurrent draws the chapter's figures by running timetable
-// -o svg on the pods of its transcripts, and holds figures/ to them.
+// TestFiguresAreCurrent draws the chapter's figures, by running timetable
+// -o svg on the pods of its transcripts and by replaying the zone-outage
+// lab's recorded run (taints.OutageFigure), and holds figures/ to them.
 func TestFiguresAreCurrent(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/outage-run.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []taints.Run
+	if err := json.Unmarshal(data, &runs); err != nil {
+		t.Fatal(err)
+	}
 	figuretest.Current(t, "../../figures", map[string][]byte{
 		"timetable.svg":    drawScript(t, "leave_every_outcome.txtar", "opslab.dev/link-down:NoExecute"),
 		"default-300s.svg": drawScript(t, "leave_default_300s.txtar", "node.kubernetes.io/unreachable:NoExecute"),
+		"outage.svg":       taints.OutageFigure(runs),
 	})
 }
 

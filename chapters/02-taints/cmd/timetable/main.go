@@ -90,21 +90,13 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.namespace, "namespace", "", "")
 	fs.StringVar(&o.node, "node", "", "")
 	fs.StringVar(&o.output, "o", "text", "")
-	// Flags may follow the taints, as with kubectl: parse, take the next
-	// argument as a taint, and parse again.
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return o, err
-			}
-			return o, cmdshell.Usagef("%v: see timetable -h", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	// Flags may follow the taints, as with kubectl.
+	rest, err := cmdshell.Interspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return o, err
+	}
+	if err != nil {
+		return o, cmdshell.Usagef("%v: see timetable -h", err)
 	}
 	if len(rest) == 0 {
 		return o, cmdshell.Usagef("no taint given: write key[=value]:Effect, e.g. opslab.dev/link-down:NoExecute")
