@@ -38,16 +38,16 @@ func OutageFigure(runs []Run) []byte {
 						continue
 					}
 					at := (m.At - zero).Seconds()
-					shape, verb := figure.Dot, "put on"
+					shape, verb := figure.Dot, "on"
 					if !m.Added {
-						shape, verb = figure.Cross, "taken off"
+						shape, verb = figure.Cross, "off"
 					}
 					spans = append(spans, figure.Span{From: max(at, 0), Lane: lane, Tone: tone, Shape: shape,
-						Title: fmt.Sprintf("%s: a taint %s at %.1f s", who, verb, at)})
+						Title: fmt.Sprintf("%s %s %.1f s", who, verb, at)})
 				}
 			}
-			add(model, 0, figure.Blue, "the model")
-			add(r.Marks, 1, figure.Orange, "the controller")
+			add(model, 0, figure.Blue, "model")
+			add(r.Marks, 1, figure.Orange, "controller")
 			if len(spans) == 0 && z.Name != e.zoneOfInterest() {
 				continue
 			}
@@ -56,11 +56,10 @@ func OutageFigure(runs []Run) []byte {
 	}
 	tl := figure.Timeline{
 		Title: "A zone goes dark: the NoExecute taints, predicted and seen",
-		Desc: "For each experiment of the zone-outage lab and each zone where something happened, the taints the model " +
-			"predicts (upper lane) and the taints the node lifecycle controller put on and took off (lower lane), in seconds " +
-			"from the health pass after the switch. Dots are taints put on, crosses taints taken off. The large zone's few " +
-			"failed nodes are tainted one every 2 s; most of it failing slows that to one every 10 s; most of the small zone " +
-			"failing stops tainting; the dead small zone empties while others live; when every zone is dead nothing is tainted.",
+		Desc: "Per experiment and zone, the taints the model predicts (upper lane) and the controller's (lower), " +
+			"in seconds from the health pass after the switch: one every 2 s for a few failed nodes, one every 10 s " +
+			"when most of the large zone fails, none when most of the small zone fails, one every 2 s in a dead zone " +
+			"while others live, none when every zone is dead.",
 		X:    figure.Axis{Label: "seconds from the health pass after the switch", Max: end, Steps: figure.TimeSteps},
 		Rows: rows,
 		Legend: []figure.Key{

@@ -215,7 +215,7 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || e.Name() == FiguresTest {
 			continue
 		}
 		src, err := os.ReadFile(filepath.Join(chapterDir, e.Name()))
@@ -239,6 +239,11 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 	}
 	return copyTestdata(chapterDir, dst)
 }
+
+// FiguresTest is the file of a chapter's TestFiguresAreCurrent, which
+// holds figures/ to the model: a workspace has no figures/, and the
+// figures say nothing of a learner's code.
+const FiguresTest = "figures_test.go"
 
 // copyTestdata copies the chapter's testdata directory, when it has one,
 // into the workspace: some of the model's tests read recordings from it.
@@ -293,7 +298,7 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || e.Name() == FiguresTest {
 			continue
 		}
 		src, err := os.ReadFile(filepath.Join(chapterDir, e.Name()))
