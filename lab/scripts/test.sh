@@ -131,11 +131,11 @@ chapter() {
 		go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$dir/..." | testlog ".artifacts/cheats-$n-results.json" || return
 	fi
 	step "chapter $n: every check fails on the untouched cluster"
-	"$LAB_CACHE/labcheck" --chapter "$n" --expect fail || return
+	"$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" --chapter "$n" --expect fail || return
 	step "chapter $n: the reference solution"
 	"$dir/lab/solve.sh" || return
 	step "chapter $n: every check passes after it"
-	"$LAB_CACHE/labcheck" --chapter "$n" --expect pass || return
+	"$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" --chapter "$n" --expect pass || return
 }
 
 # A chapter switches nodes off when its lab or tests use the lab's power

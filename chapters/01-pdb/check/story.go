@@ -438,6 +438,15 @@ func judgeFloorAPI(s story) verdict {
 		v.msg = fmt.Sprintf("at %s only %d of %d web pods could have been Ready, below the floor of %d: they were replaced all at once, not one after another", clock(at), least, len(pods), labFloor)
 		return v
 	}
+	// A drain that waits at the floor evicts the next pod only once the last
+	// one's replacement is Ready, so each replacement is made after the one
+	// before it was Ready.
+	for i := 1; i < len(made); i++ {
+		if prev := made[i-1]; !prev.ready() || made[i].Created.Before(prev.ReadyAt) {
+			v.msg = fmt.Sprintf("%s was made at %s, before %s, made at %s, was Ready: the replacements did not wait for each other, as a drain that waits at the floor makes them", made[i].Name, clock(made[i].Created), prev.Name, clock(prev.Created))
+			return v
+		}
+	}
 	v.ok = true
 	v.msg = fmt.Sprintf("the web pods made since pdb-3 was cordoned started one after another, leaving at least %d Ready", least)
 	return v

@@ -505,6 +505,18 @@ func TestJudgesWithoutAuditLog(t *testing.T) {
 			},
 		},
 		{
+			name: "replaced-two-at-a-time", reason: "two replacements overlap while two other pods stay Ready: never below the floor by count, but no drain that waits at the floor makes the second before the first is Ready",
+			run: noLog(func() *run {
+				r := started().cordoned(100)
+				r.make(130, "web-d", "pdb-2", 15)
+				r.evictAndReplace(146, "web-a", "web-e", 15)
+				r.evictAndReplace(147, "web-b", "web-f", 15)
+				r.evictAndReplace(177, "web-c", "web-g", 15)
+				return r
+			}),
+			want: map[string]string{"pdb-web-placed": "web-f was made at 12:02:27, before web-e, made at 12:02:26, was Ready"},
+		},
+		{
 			name: "budget-patched-after-the-drain-began", reason: "managedFields keep the time of the patch that put the floor back",
 			run: func() *run {
 				r := noLog(solvedRun)()

@@ -21,11 +21,15 @@ if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 	kwokctl start cluster --name "$name" >/dev/null 2>&1 || true
 else
 	echo "outage-up: creating cluster $name"
+	# kwokctl makes the new cluster the kubeconfig's current context; the
+	# learner's stays theirs (see the restore below).
+	previous=$(kubectl config current-context 2>/dev/null || true)
 	kwokctl_create --name "$name" "${kubeconfig_args[@]}" --config "$here/kwokctl.yaml" \
 		--kube-audit-policy "$here/audit-policy.yaml" --wait 60s >"$LAB_CACHE/$name-create.log" 2>&1 || {
 		echo "outage-up: kwokctl could not create cluster $name; see $LAB_CACHE/$name-create.log and ~/.kwok/clusters/$name/logs" >&2
 		exit 1
 	}
+	[ -n "$previous" ] && kubectl config use-context "$previous" >/dev/null
 fi
 echo "outage-up: creating 150 nodes and their pods"
 "$LAB_CACHE/outage" --context "kwok-$name" populate
