@@ -152,13 +152,23 @@ func TestGradingASolvedClusterAsTheGraderChangesNothing(t *testing.T) {
 	if alice.Error != "" {
 		t.Fatalf("alice, graded with only the opslab-grader role: %s", alice.Error)
 	}
-	if alice.Score != alice.MaxScore {
-		for _, c := range alice.Checks {
-			if c.Status != labcheck.StatusPass {
-				t.Errorf("%s: %s: %s", c.ID, c.Status, c.Message)
+	// Chapter 2's outage checks read the learner's second cluster, which a
+	// roster does not reach: the grader's kubeconfig names the lab cluster
+	// only, so they fail, saying so, and nothing else may.
+	outOfReach := 0
+	for _, c := range alice.Checks {
+		switch {
+		case strings.HasPrefix(c.ID, "outage-"):
+			if c.Status == labcheck.StatusPass || !strings.Contains(c.Message, "is not running") {
+				t.Errorf("%s: %s: %s; want a failure that says the outage lab's cluster is out of reach", c.ID, c.Status, c.Message)
 			}
+			outOfReach += c.MaxPoints
+		case c.Status != labcheck.StatusPass:
+			t.Errorf("%s: %s: %s", c.ID, c.Status, c.Message)
 		}
-		t.Fatalf("alice scored %d/%d on a solved cluster", alice.Score, alice.MaxScore)
+	}
+	if alice.Score != alice.MaxScore-outOfReach {
+		t.Fatalf("alice scored %d/%d on a solved cluster, %d of them out of reach", alice.Score, alice.MaxScore, outOfReach)
 	}
 	if !strings.Contains(alice.Evidence, "its audit log") {
 		t.Errorf("alice's report says the checks judged from %q, want the audit log %s", alice.Evidence, log)
@@ -306,7 +316,13 @@ func benchmarkGrade(b *testing.B, n int) {
 	}
 	for b.Loop() {
 		for _, r := range grade(b, students...) {
-			if r.Error != "" || r.Score != r.MaxScore {
+			outOfReach := 0 // chapter 2's outage checks: see TestGradingASolvedClusterAsTheGraderChangesNothing
+			for _, c := range r.Checks {
+				if strings.HasPrefix(c.ID, "outage-") {
+					outOfReach += c.MaxPoints
+				}
+			}
+			if r.Error != "" || r.Score != r.MaxScore-outOfReach {
 				b.Fatalf("%s: %d/%d %s", r.Student, r.Score, r.MaxScore, r.Error)
 			}
 		}
