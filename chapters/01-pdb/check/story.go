@@ -443,7 +443,7 @@ func judgeFloorAPI(s story) verdict {
 	// before it was Ready.
 	for i := 1; i < len(made); i++ {
 		if prev := made[i-1]; !prev.ready() || made[i].Created.Before(prev.ReadyAt) {
-			v.msg = fmt.Sprintf("%s was made at %s, before %s, made at %s, was Ready: the replacements did not wait for each other, as a drain that waits at the floor makes them", made[i].Name, clock(made[i].Created), prev.Name, clock(prev.Created))
+			v.msg = fmt.Sprintf("%s was made at %s, before %s, made at %s, was Ready: they were replaced all at once, not one after another", made[i].Name, clock(made[i].Created), prev.Name, clock(prev.Created))
 			return v
 		}
 	}
