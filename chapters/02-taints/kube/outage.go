@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/internal/kubeio"
 )
 
 // The zone-outage lab's marks on its objects.
@@ -280,15 +281,6 @@ func parallel(names []string, f func(string) error) error {
 	return first
 }
 
-// Populate creates what the layout lacks of the lab's nodes, its namespace
-// and one pod on each node. It leaves what exists as it is.
-func Populate(ctx context.Context, k kubernetes.Interface, l taints.Layout) error {
-	if err := PopulateNodes(ctx, k, l); err != nil {
-		return err
-	}
-	return PopulatePods(ctx, k, l)
-}
-
 // PopulateNodes creates what the layout lacks of the lab's nodes and its
 // namespace.
 func PopulateNodes(ctx context.Context, k kubernetes.Interface, l taints.Layout) error {
@@ -483,12 +475,7 @@ func (r *Recorder) node(n *corev1.Node, note bool) {
 			ready = taints.Status(c.Status)
 		}
 	}
-	tainted := false
-	for _, t := range n.Spec.Taints {
-		if t.Effect == corev1.TaintEffectNoExecute && (t.Key == taints.KeyNotReady || t.Key == taints.KeyUnreachable) {
-			tainted = true
-		}
-	}
+	tainted := controllerTainted(n)
 	if note && r.ready[n.Name] != ready {
 		r.seen.Flips = append(r.seen.Flips, taints.Flip{At: at, Node: n.Name, Ready: ready})
 	}
@@ -534,20 +521,9 @@ func NodesAsStarted(ctx context.Context, k kubernetes.Interface, l taints.Layout
 		want[n] = true
 	}
 	notYet := 0
-	for _, n := range nodes.Items {
-		ready := false
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				ready = c.Status == corev1.ConditionTrue
-			}
-		}
-		tainted := false
-		for _, t := range n.Spec.Taints {
-			if t.Effect == corev1.TaintEffectNoExecute && (t.Key == taints.KeyNotReady || t.Key == taints.KeyUnreachable) {
-				tainted = true
-			}
-		}
-		if ready == want[n.Name] || (tainted && !want[n.Name]) {
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		if kubeio.NodeReady(n) == want[n.Name] || (controllerTainted(n) && !want[n.Name]) {
 			notYet++
 		}
 	}
@@ -558,6 +534,17 @@ func NodesAsStarted(ctx context.Context, k kubernetes.Interface, l taints.Layout
 		return false, fmt.Sprintf("%d nodes not yet as the experiment starts them", notYet), nil
 	}
 	return true, "", nil
+}
+
+// controllerTainted reports whether n carries a NoExecute taint of the
+// node lifecycle controller's, not-ready or unreachable.
+func controllerTainted(n *corev1.Node) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoExecute && (t.Key == taints.KeyNotReady || t.Key == taints.KeyUnreachable) {
+			return true
+		}
+	}
+	return false
 }
 
 // PodsRunning reports whether every lab pod is running and not being
