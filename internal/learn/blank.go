@@ -207,6 +207,28 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 			blank[file][name] = fmt.Sprintf("%d (%s)", i+1, t.Steps[i].ID)
 		}
 	}
+	err := copyModel(chapterDir, dst, modPath, dstPath, func(name string, src []byte) ([]byte, error) {
+		names := blank[name]
+		if names == nil {
+			return src, nil
+		}
+		delete(blank, name)
+		return Blank(src, names)
+	})
+	if err != nil {
+		return err
+	}
+	for file := range blank {
+		return fmt.Errorf("chapter %s has no file %s", t.Dir, file)
+	}
+	return copyTestdata(chapterDir, dst)
+}
+
+// copyModel writes into dst each Go file of the model package in
+// chapterDir but FiguresTest, its imports of modPath turned into dstPath,
+// its tests of Kubernetes' code tagged (tagUpstream), and then changed by
+// edit, which gets the file's name.
+func copyModel(chapterDir, dst, modPath, dstPath string, edit func(name string, src []byte) ([]byte, error)) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
@@ -224,20 +246,14 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 		}
 		src = bytes.ReplaceAll(src, []byte(strconv.Quote(modPath)), []byte(strconv.Quote(dstPath)))
 		src = tagUpstream(e.Name(), src)
-		if names := blank[e.Name()]; names != nil {
-			if src, err = Blank(src, names); err != nil {
-				return fmt.Errorf("%s: %w", e.Name(), err)
-			}
-			delete(blank, e.Name())
+		if src, err = edit(e.Name(), src); err != nil {
+			return fmt.Errorf("%s: %w", e.Name(), err)
 		}
 		if err := os.WriteFile(filepath.Join(dst, e.Name()), src, 0o644); err != nil {
 			return err
 		}
 	}
-	for file := range blank {
-		return fmt.Errorf("chapter %s has no file %s", t.Dir, file)
-	}
-	return copyTestdata(chapterDir, dst)
+	return nil
 }
 
 // FiguresTest is the file of a chapter's TestFiguresAreCurrent, which
@@ -290,35 +306,19 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 			from[file][name] = i + 1
 		}
 	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(chapterDir)
+	err := copyModel(chapterDir, dst, modPath, dstPath, func(name string, src []byte) ([]byte, error) {
+		f := from[name]
+		if f == nil {
+			return src, nil
+		}
+		names := map[string]string{}
+		for n := range f {
+			names[n] = ""
+		}
+		return blank(src, names, f)
+	})
 	if err != nil {
 		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || e.Name() == FiguresTest {
-			continue
-		}
-		src, err := os.ReadFile(filepath.Join(chapterDir, e.Name()))
-		if err != nil {
-			return err
-		}
-		src = bytes.ReplaceAll(src, []byte(strconv.Quote(modPath)), []byte(strconv.Quote(dstPath)))
-		src = tagUpstream(e.Name(), src)
-		if f := from[e.Name()]; f != nil {
-			names := map[string]string{}
-			for n := range f {
-				names[n] = ""
-			}
-			if src, err = blank(src, names, f); err != nil {
-				return fmt.Errorf("%s: %w", e.Name(), err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), src, 0o644); err != nil {
-			return err
-		}
 	}
 	if err := copyTestdata(chapterDir, dst); err != nil {
 		return err
