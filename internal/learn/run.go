@@ -73,6 +73,52 @@ func RunTests(ctx context.Context, root, dir string, tests []string) Run {
 	return RunPackages(ctx, root, []string{dir}, tests, tags)[dir]
 }
 
+// RunStaged runs tests of the package in dir as the watch loop answers a
+// save: the tests declared in files without UpstreamTag in one go test, and
+// those declared in files with it (which link Kubernetes' own packages, for
+// seconds) in a second go test beside it. first is called with the light
+// run as soon as it ends, its Results holding only its own tests; RunStaged
+// returns both runs merged, in the order of tests. When the light run does
+// not build, neither can the other: it is stopped, and the light run is the
+// answer. Without an upstream test among tests, or without a light one, it
+// is RunTests, and first is not called.
+func RunStaged(ctx context.Context, root, dir string, tests []string, first func(Run)) Run {
+	upstream, _ := UpstreamTests(filepath.Join(root, filepath.FromSlash(dir)))
+	var light, heavy []string
+	for _, t := range tests {
+		if upstream[t] {
+			heavy = append(heavy, t)
+		} else {
+			light = append(light, t)
+		}
+	}
+	if len(light) == 0 || len(heavy) == 0 {
+		return RunTests(ctx, root, dir, tests)
+	}
+	start := time.Now()
+	hctx, stop := context.WithCancel(ctx)
+	defer stop()
+	heavyRun := make(chan Run, 1)
+	go func() { heavyRun <- RunPackages(hctx, root, []string{dir}, heavy, UpstreamTag)[dir] }()
+	l := RunPackages(ctx, root, []string{dir}, light, "")[dir]
+	if l.BuildErr != "" {
+		stop()
+		<-heavyRun
+		return l
+	}
+	first(l)
+	h := <-heavyRun
+	merged := Run{BuildErr: h.BuildErr, Took: time.Since(start)}
+	byName := map[string]Result{}
+	for _, r := range append(l.Results, h.Results...) {
+		byName[r.Test] = r
+	}
+	for _, t := range tests {
+		merged.Results = append(merged.Results, byName[t])
+	}
+	return merged
+}
+
 // RunPackages runs the same tests in several packages with one go test,
 // which builds them side by side; the runs are keyed by directory.
 func RunPackages(ctx context.Context, root string, dirs []string, tests []string, tags string) map[string]Run {

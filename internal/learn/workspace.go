@@ -85,9 +85,10 @@ func (w Workspace) Save(s State) error {
 	return os.WriteFile(filepath.Join(w.abs(w.Dir()), stateFile), append(b, '\n'), 0o644)
 }
 
-// Run runs one step's tests in the workspace.
-func (w Workspace) Run(ctx context.Context, step int) Run {
-	return RunTests(ctx, w.Root, w.Dir(), w.Track.Steps[step].AllTests())
+// RunStaged runs one step's tests as the watch loop does (see RunStaged):
+// first hears the tests that need no Kubernetes code before the rest end.
+func (w Workspace) RunStaged(ctx context.Context, step int, first func(Run)) Run {
+	return RunStaged(ctx, w.Root, w.Dir(), w.Track.Steps[step].AllTests(), first)
 }
 
 // FindRoot returns the course's module root: dir or its closest parent

@@ -30,7 +30,7 @@ for i in $(seq "$runs"); do
 		--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
 		--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \
 		--kwok-controller-binary "$LAB_BIN/kwok" --etcd-binary "$LAB_BIN/etcd" --wait 2m >/dev/null 2>&1
-	kwokctl scale node --name "$OPSLAB_SCALE_CLUSTER" --replicas 150 >/dev/null
+	kwokctl scale node --name "$OPSLAB_SCALE_CLUSTER" --replicas 150 >/dev/null 2>&1
 	kubectl --context "kwok-$OPSLAB_SCALE_CLUSTER" wait --for=condition=Ready node --all --timeout=2m >/dev/null
 	t3=$(now)
 	down
