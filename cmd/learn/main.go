@@ -186,6 +186,19 @@ func (l *learner) start(w learn.Workspace) error {
 			w.Dir(), w.Track.Number(), len(w.Track.Steps))
 	} else {
 		fmt.Fprintf(l.out, "continuing in %s/\n", w.Dir())
+		// The course's tests may have moved on since the workspace was
+		// made; the learner's code stays as it is.
+		wrote, replaced, err := w.Refresh()
+		if err != nil {
+			return err
+		}
+		for _, f := range wrote {
+			fmt.Fprintf(l.out, "  the chapter's %s changed since your workspace was made: updated", f)
+			if replaced[f] {
+				fmt.Fprintf(l.out, " (the version you had is %s.old)", f)
+			}
+			fmt.Fprintln(l.out)
+		}
 	}
 	s, err := w.Load()
 	if err != nil {

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,6 +52,58 @@ func (w Workspace) Create() (bool, error) {
 		return false, err
 	}
 	return true, w.Save(State{})
+}
+
+// Refresh brings an existing workspace's tests up to the chapter's: each
+// test file and testdata file of the model that the workspace lacks, or
+// holds in another version, is written, and a version it replaces is kept
+// beside it as NAME.old. The learner's code is never touched. It returns
+// the files it wrote, relative to the workspace, sorted, and which of them
+// replaced a version the workspace had.
+func (w Workspace) Refresh() (wrote []string, replaced map[string]bool, err error) {
+	tmp, err := os.MkdirTemp(w.abs(w.Base), ".refresh-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := Generate(w.abs(w.ModelDir()), tmp, w.Track, 0,
+		Module+"/"+w.ModelDir(), Module+"/"+w.Dir()); err != nil {
+		return nil, nil, err
+	}
+	replaced = map[string]bool{}
+	err = filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(tmp, p)
+		rel = filepath.ToSlash(rel)
+		if !strings.HasSuffix(rel, "_test.go") && !strings.HasPrefix(rel, "testdata/") {
+			return nil
+		}
+		want, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := w.abs(path.Join(w.Dir(), rel))
+		have, err := os.ReadFile(dst)
+		switch {
+		case err == nil && bytes.Equal(have, want):
+			return nil
+		case err == nil:
+			if err := os.WriteFile(dst+".old", have, 0o644); err != nil {
+				return err
+			}
+			replaced[rel] = true
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		wrote = append(wrote, rel)
+		return os.WriteFile(dst, want, 0o644)
+	})
+	return wrote, replaced, err
 }
 
 // State is a learner's progress in a workspace.
