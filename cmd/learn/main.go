@@ -459,18 +459,24 @@ func (l *learner) grade(ctx context.Context, ws []learn.Workspace, out string) e
 		if !w.Exists() {
 			return fmt.Errorf("no workspace %s/ to grade", w.Dir())
 		}
-		// One go test for the whole track: each step's tests are read
-		// from its results.
+		// One go test for the whole track, the model and its lab
+		// programs side by side: each step's tests are read from its
+		// package's results.
 		var every []string
+		var dirs []string
 		for _, st := range w.Track.Steps {
 			every = append(every, st.AllTests()...)
 		}
-		r := learn.RunTests(ctx, w.Root, w.Dir(), every)
-		byName := map[string]learn.Result{}
-		for _, res := range r.Results {
-			byName[res.Test] = res
+		for _, p := range w.Track.Packages() {
+			dirs = append(dirs, path.Join(w.Dir(), p))
 		}
+		runs := learn.RunPackages(ctx, w.Root, dirs, every, learn.UpstreamTag)
 		for i, st := range w.Track.Steps {
+			r := runs[path.Join(w.Dir(), st.Package())]
+			byName := map[string]learn.Result{}
+			for _, res := range r.Results {
+				byName[res.Test] = res
+			}
 			for _, name := range st.AllTests() {
 				res := byName[name]
 				t := gradescopeTest{Name: fmt.Sprintf("chapter %d, step %d %s: %s", w.Track.Number(), i+1, st.ID, name), MaxScore: 1}

@@ -67,7 +67,6 @@ func TestTracksName(t *testing.T) {
 				t.Errorf("chapter %s has %d steps, want 4 to 8", tr.Dir, n)
 			}
 			dir := filepath.Join(root, "chapters", tr.Dir)
-			tests := testFuncs(t, dir)
 			claims, err := learn.Claims(filepath.Join(dir, "README.md"))
 			if err != nil {
 				t.Fatal(err)
@@ -77,9 +76,10 @@ func TestTracksName(t *testing.T) {
 				anchors[c.Anchor] = true
 			}
 			for _, st := range tr.Steps {
+				tests := testFuncs(t, filepath.Join(dir, st.Package()))
 				for _, name := range st.AllTests() {
 					if !tests[name] {
-						t.Errorf("step %s: chapter %s has no test %s", st.ID, tr.Dir, name)
+						t.Errorf("step %s: chapter %s has no test %s in %s", st.ID, tr.Dir, name, st.Package())
 					}
 				}
 				if !anchors[st.Section] && !headingExists(t, filepath.Join(dir, "README.md"), st.Section) {
@@ -143,7 +143,9 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 				// every step is blanked, stands for the others, since
 				// blanking a subset of its functions changes nothing else.
 				if k == 0 {
-					vet = append(vet, "./"+dir)
+					for _, pkg := range tr.Packages() {
+						vet = append(vet, "./"+path.Join(dir, pkg))
+					}
 				}
 			}
 			// Built with and without the files that ask upstream: a step
@@ -157,19 +159,27 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 			}
 
 			sw := path.Join(rel, tr.Dir+"-switched")
-			if err := learn.GenerateSwitched(filepath.Join(root, model), filepath.Join(root, sw), tr, path.Base(pkgName(t, filepath.Join(root, model))),
+			name, err := learn.PackageName(filepath.Join(root, model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := learn.GenerateSwitched(filepath.Join(root, model), filepath.Join(root, sw), tr, name,
 				learn.Module+"/"+model, learn.Module+"/"+sw); err != nil {
 				t.Fatal(err)
 			}
-			bin := filepath.Join(tmp, tr.Dir+".test")
-			cmd := exec.Command("go", "test", "-vet=off", "-tags", learn.UpstreamTag, "-c", "-o", bin, "./"+sw)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("the switched workspace does not build: %v\n%s", err, out)
+			// One test binary for the model and one for each lab program.
+			bins := map[string]string{}
+			for i, pkg := range tr.Packages() {
+				bins[pkg] = filepath.Join(tmp, fmt.Sprintf("%s-%d.test", tr.Dir, i))
+				cmd := exec.Command("go", "test", "-vet=off", "-tags", learn.UpstreamTag, "-c", "-o", bins[pkg], "./"+path.Join(sw, pkg))
+				cmd.Dir = root
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("the switched workspace (%s) does not build: %v\n%s", pkg, err, out)
+				}
 			}
-			outcome := func(from int, tests []string) map[string]bool {
-				cmd := exec.Command(bin, "-test.v", "-test.timeout", "60s", "-test.run", "^("+strings.Join(tests, "|")+")$")
-				cmd.Dir = filepath.Join(root, sw)
+			outcome := func(pkg string, from int, tests []string) map[string]bool {
+				cmd := exec.Command(bins[pkg], "-test.v", "-test.timeout", "60s", "-test.run", "^("+strings.Join(tests, "|")+")$")
+				cmd.Dir = filepath.Join(root, sw, pkg)
 				cmd.Env = append(os.Environ(), fmt.Sprintf("OPSLAB_LEARN_FROM=%d", from))
 				out, _ := cmd.Output()
 				passed := map[string]bool{}
@@ -183,23 +193,27 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 				return passed
 			}
 
-			inStep := map[string]bool{}
-			for _, st := range tr.Steps {
-				for _, name := range st.AllTests() {
-					inStep[name] = true
+			for _, pkg := range tr.Packages() {
+				inStep := map[string]bool{}
+				for _, st := range tr.Steps {
+					if st.Package() == pkg {
+						for _, name := range st.AllTests() {
+							inStep[name] = true
+						}
+					}
 				}
-			}
-			every := slices.Sorted(maps.Keys(testFuncs(t, filepath.Join(root, model))))
-			for name, ok := range outcome(1, every) {
-				if !ok && !inStep[name] {
-					t.Errorf("%s fails when every step is blanked but is in no step", name)
+				every := slices.Sorted(maps.Keys(testFuncs(t, filepath.Join(root, model, pkg))))
+				for name, ok := range outcome(pkg, 1, every) {
+					if !ok && !inStep[name] {
+						t.Errorf("%s (%s) fails when every step is blanked but is in no step", name, pkg)
+					}
 				}
-			}
-			if got := outcome(len(tr.Steps)+1, every); len(got) != len(every) || slices.Contains(slices.Collect(maps.Values(got)), false) {
-				t.Errorf("with no step blanked, the switched workspace does not pass the model's tests: %v", got)
+				if got := outcome(pkg, len(tr.Steps)+1, every); len(got) != len(every) || slices.Contains(slices.Collect(maps.Values(got)), false) {
+					t.Errorf("with no step blanked, the switched workspace (%s) does not pass the model's tests: %v", pkg, got)
+				}
 			}
 			for k, st := range tr.Steps {
-				got := outcome(k+1, st.AllTests())
+				got := outcome(st.Package(), k+1, st.AllTests())
 				// A test that did not run was cut short by an earlier one's
 				// panic, which is a failure too.
 				if len(got) == len(st.AllTests()) && !slices.Contains(slices.Collect(maps.Values(got)), false) {
@@ -207,7 +221,7 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 				}
 				// After the step, the later steps are still blanked: the
 				// step's tests must not need them.
-				after := outcome(k+2, st.AllTests())
+				after := outcome(st.Package(), k+2, st.AllTests())
 				for _, name := range st.AllTests() {
 					if !after[name] {
 						t.Errorf("step %d (%s): %s fails once the step is written as the model writes it, with the later steps still blank", k+1, st.ID, name)
@@ -216,18 +230,4 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 			}
 		})
 	}
-}
-
-// pkgName is the package name of the Go files in dir.
-func pkgName(t *testing.T, dir string) string {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "doc.go"))
-	if len(files) == 0 {
-		t.Fatalf("%s has no doc.go", dir)
-	}
-	f, err := parser.ParseFile(token.NewFileSet(), files[0], nil, parser.PackageClauseOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Name.Name
 }

@@ -193,11 +193,12 @@ func dropUnused(src []byte, before map[string]bool) ([]byte, error) {
 }
 
 // Generate writes, into dst, the model package of the chapter in
-// chapterDir (its Go files and tests) with the functions of steps from..end
-// blanked. modPath is the model's import path and dstPath the workspace's:
-// imports of the one become imports of the other.
+// chapterDir (its Go files and tests), and the lab programs of its steps
+// in their directories, with the functions of steps from..end blanked.
+// modPath is the model's import path and dstPath the workspace's: the
+// model's imports of the one become imports of the other.
 func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string) error {
-	blank := map[string]map[string]string{} // file -> func -> step
+	blank := map[string]map[string]string{} // file (relative to the chapter) -> func -> step
 	for i := from; i < len(t.Steps); i++ {
 		for _, fn := range t.Steps[i].Funcs {
 			file, name, _ := strings.Cut(fn, "#")
@@ -207,15 +208,18 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 			blank[file][name] = fmt.Sprintf("%d (%s)", i+1, t.Steps[i].ID)
 		}
 	}
-	err := copyModel(chapterDir, dst, modPath, dstPath, func(name string, src []byte) ([]byte, error) {
+	edit := func(name string, src []byte) ([]byte, error) {
 		names := blank[name]
 		if names == nil {
 			return src, nil
 		}
 		delete(blank, name)
 		return Blank(src, names)
-	})
-	if err != nil {
+	}
+	if err := copyModel(chapterDir, dst, modPath, dstPath, edit); err != nil {
+		return err
+	}
+	if err := copyPrograms(chapterDir, dst, t, edit); err != nil {
 		return err
 	}
 	for file := range blank {
@@ -229,25 +233,55 @@ func Generate(chapterDir, dst string, t Track, from int, modPath, dstPath string
 // its tests of Kubernetes' code tagged (tagUpstream), and then changed by
 // edit, which gets the file's name.
 func copyModel(chapterDir, dst, modPath, dstPath string, edit func(name string, src []byte) ([]byte, error)) error {
+	return copyPackage(chapterDir, dst, func(name string, src []byte) ([]byte, error) {
+		if name == FiguresTest {
+			return nil, nil
+		}
+		src = bytes.ReplaceAll(src, []byte(strconv.Quote(modPath)), []byte(strconv.Quote(dstPath)))
+		return edit(name, tagUpstream(name, src))
+	})
+}
+
+// copyPrograms writes into dst the lab programs of t's steps (Step.Package),
+// each in its own directory, every file changed by edit, which gets its
+// name relative to the chapter. Their imports stay as they are: a lab
+// program's tests judge the learner's program by the course's model, not
+// by the learner's.
+func copyPrograms(chapterDir, dst string, t Track, edit func(name string, src []byte) ([]byte, error)) error {
+	for _, pkg := range t.Packages()[1:] {
+		err := copyPackage(filepath.Join(chapterDir, pkg), filepath.Join(dst, pkg), func(name string, src []byte) ([]byte, error) {
+			return edit(path.Join(pkg, name), src)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyPackage writes into dst each Go file of the package in dir, changed
+// by edit; a file edit returns nil for is left out.
+func copyPackage(dir, dst string, edit func(name string, src []byte) ([]byte, error)) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(chapterDir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || e.Name() == FiguresTest {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
 			continue
 		}
-		src, err := os.ReadFile(filepath.Join(chapterDir, e.Name()))
+		src, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return err
 		}
-		src = bytes.ReplaceAll(src, []byte(strconv.Quote(modPath)), []byte(strconv.Quote(dstPath)))
-		src = tagUpstream(e.Name(), src)
 		if src, err = edit(e.Name(), src); err != nil {
 			return fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		if src == nil {
+			continue
 		}
 		if err := os.WriteFile(filepath.Join(dst, e.Name()), src, 0o644); err != nil {
 			return err
@@ -296,7 +330,7 @@ var learnFrom = func() int {
 // when their step is blanked, and run the model's body otherwise. It lets a
 // test build one binary for all of a chapter's steps.
 func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath string) error {
-	from := map[string]map[string]int{}
+	from := map[string]map[string]int{} // file (relative to the chapter) -> func -> step
 	for i, st := range t.Steps {
 		for _, fn := range st.Funcs {
 			file, name, _ := strings.Cut(fn, "#")
@@ -306,7 +340,7 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 			from[file][name] = i + 1
 		}
 	}
-	err := copyModel(chapterDir, dst, modPath, dstPath, func(name string, src []byte) ([]byte, error) {
+	edit := func(name string, src []byte) ([]byte, error) {
 		f := from[name]
 		if f == nil {
 			return src, nil
@@ -316,14 +350,46 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 			names[n] = ""
 		}
 		return blank(src, names, f)
-	})
-	if err != nil {
+	}
+	if err := copyModel(chapterDir, dst, modPath, dstPath, edit); err != nil {
+		return err
+	}
+	if err := copyPrograms(chapterDir, dst, t, edit); err != nil {
 		return err
 	}
 	if err := copyTestdata(chapterDir, dst); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dst, "learnswitch.go"), []byte(fmt.Sprintf(switchFile, pkg)), 0o644)
+	for _, dir := range t.Packages() {
+		name := pkg
+		if dir != "." {
+			var err error
+			if name, err = PackageName(filepath.Join(chapterDir, dir)); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dst, dir, "learnswitch.go"), []byte(fmt.Sprintf(switchFile, name)), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PackageName is the name of the Go package in dir, read from the package
+// clause of its first non-test file.
+func PackageName(dir string) (string, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly)
+		if err != nil {
+			return "", err
+		}
+		return af.Name.Name, nil
+	}
+	return "", fmt.Errorf("%s has no Go package", dir)
 }
 
 // Reblank blanks the functions of one step in the learner's workspace file

@@ -17,18 +17,35 @@ package learn
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 )
 
-// A Step is one function or a few of the model, written by the learner.
+// A Step is one function or a few of the model, written by the learner,
+// or of one of the chapter's lab programs: the small programs its lab asks
+// the learner to write, whose reference answers live in a directory of
+// the chapter (lab/mytimetable) with tests that hold them to the model.
 type Step struct {
 	ID      string   // short, for reset: "tolerates"
 	Title   string   // what the learner writes, in a few words
 	Section string   // the README heading's anchor the step belongs to
-	Funcs   []string // the functions to write: "taint.go#Toleration.Tolerates"
+	Funcs   []string // the functions to write: "taint.go#Toleration.Tolerates", or "lab/mytimetable/main.go#leaves" in a lab program
 	Tests   []string // the claim-proving tests that must pass, in the order they are shown
 	Oracle  string   // a property test against upstream, if any: it prints the smallest counterexample
 	Hints   []string // staged: the first, then the next, as labcheck's are
+}
+
+// Package is the directory of the step's functions and tests, relative to
+// the chapter (and to the workspace): "." for the model, "lab/mytimetable"
+// for a lab program. A lab program's tests judge it by the course's own
+// model, so a workspace keeps their imports of the chapter as they are.
+func (s Step) Package() string {
+	if len(s.Funcs) == 0 {
+		return "."
+	}
+	file, _, _ := strings.Cut(s.Funcs[0], "#")
+	return path.Dir(file)
 }
 
 // AllTests is the step's tests, the oracle last.
@@ -50,6 +67,18 @@ func (t Track) Number() int {
 	var n int
 	fmt.Sscanf(t.Dir, "%d", &n)
 	return n
+}
+
+// Packages is the directories of the track's steps, the model (".")
+// first, then each lab program once, in the steps' order.
+func (t Track) Packages() []string {
+	pkgs := []string{"."}
+	for _, s := range t.Steps {
+		if !slices.Contains(pkgs, s.Package()) {
+			pkgs = append(pkgs, s.Package())
+		}
+	}
+	return pkgs
 }
 
 // Step returns the step named id (or numbered id, from 1).
@@ -79,6 +108,8 @@ func (t Track) Check() error {
 		for _, f := range s.Funcs {
 			if file, name, ok := strings.Cut(f, "#"); !ok || !strings.HasSuffix(file, ".go") || name == "" {
 				return fmt.Errorf("chapter %s, step %s: %q is not FILE.go#Func", t.Dir, s.ID, f)
+			} else if path.Dir(file) != s.Package() {
+				return fmt.Errorf("chapter %s, step %s: its functions are in more than one package (%s)", t.Dir, s.ID, f)
 			}
 		}
 	}

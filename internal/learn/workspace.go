@@ -141,7 +141,8 @@ func (w Workspace) Save(s State) error {
 // RunStaged runs one step's tests as the watch loop does (see RunStaged):
 // first hears the tests that need no Kubernetes code before the rest end.
 func (w Workspace) RunStaged(ctx context.Context, step int, first func(Run)) Run {
-	return RunStaged(ctx, w.Root, w.Dir(), w.Track.Steps[step].AllTests(), first)
+	st := w.Track.Steps[step]
+	return RunStaged(ctx, w.Root, path.Join(w.Dir(), st.Package()), st.AllTests(), first)
 }
 
 // FindRoot returns the course's module root: dir or its closest parent
@@ -157,18 +158,18 @@ func FindRoot(dir string) (string, error) {
 	}
 }
 
-// Mtime is the latest modification time of the workspace's Go files, in
-// nanoseconds: what the watch mode polls.
+// Mtime is the latest modification time of the workspace's Go files, its
+// lab programs' included, in nanoseconds: what the watch mode polls.
 func (w Workspace) Mtime() int64 {
 	var latest int64
-	entries, _ := os.ReadDir(w.abs(w.Dir()))
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") {
-			continue
+	filepath.WalkDir(w.abs(w.Dir()), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
 		}
-		if info, err := e.Info(); err == nil && info.ModTime().UnixNano() > latest {
+		if info, err := d.Info(); err == nil && info.ModTime().UnixNano() > latest {
 			latest = info.ModTime().UnixNano()
 		}
-	}
+		return nil
+	})
 	return latest
 }

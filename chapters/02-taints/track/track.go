@@ -39,7 +39,7 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 	{
 		ID: "evict", Title: "When does the pod leave?", Section: "when-a-pod-leaves",
 		Funcs: []string{"eviction.go#Evict"},
-		Tests: []string{"TestEvict", "TestEvictNamesUntoleratedTaint", "TestEvictUpstreamCases",
+		Tests: []string{"TestEvict", "TestEvictNamesUntoleratedTaint", "TestEvictUpstreamCases", "TestTimetableSoonestFirst",
 			"TestOneRuleForPlacementAndEviction", "TestPlacedThenDeletedAtOnce"},
 		Hints: []string{
 			"Only NoExecute taints count. One that no toleration tolerates means at once, and the Verdict names it.",
@@ -79,12 +79,13 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "timetable", Title: "The timetable", Section: "the-command",
-		Funcs: []string{"timetable.go#Timetable"},
-		Tests: []string{"TestTimetableSoonestFirst"},
+		ID: "my-timetable", Title: "Your own timetable (lab step 7)", Section: "the-lab",
+		Funcs: []string{"lab/mytimetable/main.go#print", "lab/mytimetable/main.go#leaves", "lab/mytimetable/main.go#matches"},
+		Tests: []string{"TestReferenceAnswerMatchesModel"},
 		Hints: []string{
-			"Leave out pods without a node; each row is the pod and Evict's verdict.",
-			"Sort stably: Leave.Before first, then namespace, then name.",
+			"This is step 7 of the lab, written without the model: matches is Tolerates for one taint, leaves the rule of When a pod leaves for the first toleration that matches.",
+			"print leaves out pods on no node, on another node than --node, or being deleted; it sorts by when they leave (never last), then by name.",
+			"Then run it on your cluster, go run ./_learn/chapter-2/lab/mytimetable opslab.dev/link-down:NoExecute, and record it as the lab's step 7 says: the check compares it with the chapter's timetable of your pods.",
 		},
 	},
 }}
