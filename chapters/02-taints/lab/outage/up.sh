@@ -25,7 +25,7 @@ else
 	# learner's stays theirs (see the restore below).
 	previous=$(kubectl config current-context 2>/dev/null || true)
 	kwokctl_create --name "$name" "${kubeconfig_args[@]}" --config "$here/kwokctl.yaml" \
-		--kube-audit-policy "$here/audit-policy.yaml" --wait 60s >"$LAB_CACHE/$name-create.log" 2>&1 || {
+		--kube-audit-policy "$here/audit-policy.yaml" --wait 2m >"$LAB_CACHE/$name-create.log" 2>&1 || {
 		echo "outage-up: kwokctl could not create cluster $name; see $LAB_CACHE/$name-create.log and ~/.kwok/clusters/$name/logs" >&2
 		exit 1
 	}
