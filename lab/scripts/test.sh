@@ -57,7 +57,10 @@ done
 # beside the cluster's steps, their output kept for the end.
 step "browser tests in headless Chromium (beside the cluster's steps; log in .artifacts/browser.log)"
 lab/scripts/require-chromium.sh
-browser() { go test -tags browser -count=1 -json ./site/browsertest | testlog .artifacts/browser-results.json; }
+# They share two cores with the lab binaries' build and the cluster's
+# lanes, and take three times as long as on a quiet machine: go test's
+# default limit of ten minutes is too short for them.
+browser() { go test -tags browser -count=1 -timeout 40m -json ./site/browsertest | testlog .artifacts/browser-results.json; }
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	browser
 else

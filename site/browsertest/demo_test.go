@@ -119,7 +119,9 @@ func announced(t *testing.T, ctx context.Context) string {
 // WebAssembly, so these are the chapters' claims seen in a browser.
 func TestDemos(t *testing.T) {
 	srv, out := serve(t, *courseRoot)
-	ctx := browser(t)
+	// Four demos and their screenshots: over two minutes on a quiet
+	// machine, and more beside make test's cluster lanes.
+	ctx := browserFor(t, 10*time.Minute)
 	con := watch(t, ctx, srv.URL)
 	page := func(ch string) string { return srv.URL + "/chapters/" + ch + "/index.html" }
 	clean := func(t *testing.T) {
