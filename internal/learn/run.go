@@ -99,7 +99,7 @@ func RunStaged(ctx context.Context, root, dir string, tests []string, first func
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
 	heavyRun := make(chan Run, 1)
-	go func() { heavyRun <- RunPackages(hctx, root, []string{dir}, heavy, UpstreamTag)[dir] }()
+	go func() { heavyRun <- runPackages(hctx, root, []string{dir}, heavy, UpstreamTag, true)[dir] }()
 	l := RunPackages(ctx, root, []string{dir}, light, "")[dir]
 	if l.BuildErr != "" {
 		stop()
@@ -122,6 +122,12 @@ func RunStaged(ctx context.Context, root, dir string, tests []string, first func
 // RunPackages runs the same tests in several packages with one go test,
 // which builds them side by side; the runs are keyed by directory.
 func RunPackages(ctx context.Context, root string, dirs []string, tests []string, tags string) map[string]Run {
+	return runPackages(ctx, root, dirs, tests, tags, false)
+}
+
+// runPackages is RunPackages; behind, it runs go test at a lower priority
+// (with nice, where there is one), so that a run beside it answers first.
+func runPackages(ctx context.Context, root string, dirs []string, tests []string, tags string, behind bool) map[string]Run {
 	start := time.Now()
 	quoted := make([]string, len(tests))
 	for i, t := range tests {
@@ -136,6 +142,9 @@ func RunPackages(ctx context.Context, root string, dirs []string, tests []string
 		pkgs[Module+"/"+d] = d
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
+	if nice, err := exec.LookPath("nice"); err == nil && behind {
+		cmd = exec.CommandContext(ctx, nice, append([]string{"-n", "10", "go"}, args...)...)
+	}
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
