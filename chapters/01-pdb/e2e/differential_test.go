@@ -775,7 +775,10 @@ func lateDueWithin(ctx context.Context, t *testing.T, k kubernetes.Interface, ns
 	return false
 }
 
-// waitLateReady waits until every pod of the late groups is Ready.
+// waitLateReady waits until every pod of the late groups is Ready: each is
+// due lateAfter after it starts, and a replacement starts when the
+// ReplicaSet controller and the scheduler get to it, later on a busy
+// machine. On a timeout it names the late pods that are not Ready.
 func waitLateReady(ctx context.Context, t *testing.T, r *resources.Resources, s diffScenario) {
 	want := 0
 	for _, g := range s.Groups {
@@ -784,7 +787,20 @@ func waitLateReady(ctx context.Context, t *testing.T, r *resources.Resources, s 
 		}
 	}
 	cond := conditions.New(r)
-	labenv.Poll(ctx, t, 60*time.Second, "every late pod Ready", cond.ResourceListMatchN(&corev1.PodList{}, want, func(o k8s.Object) bool {
+	err := labenv.WaitUntil(ctx, 2*time.Minute, cond.ResourceListMatchN(&corev1.PodList{}, want, func(o k8s.Object) bool {
 		return o.GetDeletionTimestamp() == nil && isReady(o)
 	}, resources.WithLabelSelector("class="+classLate)))
+	if err == nil {
+		return
+	}
+	var pods corev1.PodList
+	var waiting []string
+	if lerr := r.List(ctx, &pods, resources.WithLabelSelector("class="+classLate)); lerr == nil {
+		for _, p := range pods.Items {
+			if !podReady(p) {
+				waiting = append(waiting, fmt.Sprintf("%s (node %q, phase %s, created %s ago)", p.Name, p.Spec.NodeName, p.Status.Phase, time.Since(p.CreationTimestamp.Time).Round(time.Second)))
+			}
+		}
+	}
+	t.Fatalf("every late pod Ready: %d wanted, not within 2m: %v; not Ready: %s", want, err, strings.Join(waiting, ", "))
 }

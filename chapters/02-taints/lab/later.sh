@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# later.sh is the last step of chapter 2's reference solution, the
+# zone-outage lab: it starts the 150-node scale cluster beside the lab
+# cluster and runs the six experiments, each against the model. solve.sh
+# runs it; make test runs it after every chapter's lane, alone on the
+# machine, because the differential's timings are a few hundred
+# milliseconds wide and a machine running three lanes and a browser blurs
+# them.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
+cd "$OPSLAB_ROOT"
+ctx=${OPSLAB_CONTEXT:-kwok-opslab}
+chapters/02-taints/lab/outage/up.sh
+record=()
+[ -n "${OPSLAB_OUTAGE_RECORD:-}" ] && record=(--record "$OPSLAB_OUTAGE_RECORD")
+printf '$ outage --context %s run\n' "$ctx-scale"
+"$LAB_CACHE/outage" --context "$ctx-scale" run "${record[@]}"
