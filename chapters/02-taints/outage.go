@@ -489,9 +489,17 @@ func LabTolerance(end time.Duration) Tolerance {
 // when none does: in the taints (Compare) and in the pods' deletions
 // (CompareEvictions).
 func (o Outage) Replay(e Experiment, r Run) (Outage, []string) {
+	return o.ReplayWithin(e, r, LabLateness)
+}
+
+// ReplayWithin is Replay with late in place of LabLateness: 0 holds the
+// taints to LabTolerance's base and per-taint allowance alone.
+func (o Outage) ReplayWithin(e Experiment, r Run, late time.Duration) (Outage, []string) {
 	o.Passes = r.Passes
 	e.Flips, e.Watch = r.Flips, r.End
-	fit, diffs := o.Fit(e, r.Marks, LabTolerance(r.End), Shifts(-PassSlack, 0, 25*time.Millisecond))
+	tol := LabTolerance(r.End)
+	tol.Late = late
+	fit, diffs := o.Fit(e, r.Marks, tol, Shifts(-PassSlack, 0, 25*time.Millisecond))
 	return fit, append(diffs, CompareEvictions(r.Marks, r.Evicted, time.Duration(r.TolerationSeconds)*time.Second, r.End)...)
 }
 

@@ -29,9 +29,10 @@ func labRuns(t *testing.T) []Run {
 	return runs
 }
 
-// replay predicts each recorded run with the given rates and returns the
-// differences, experiment by experiment.
-func replay(t *testing.T, runs []Run, rates func(Rates) Rates) map[string][]string {
+// replay predicts each recorded run with the given rates, a taint allowed
+// to be seen up to late after the model's time beyond LabTolerance's base,
+// and returns the differences, experiment by experiment.
+func replay(t *testing.T, runs []Run, late time.Duration, rates func(Rates) Rates) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for _, r := range runs {
@@ -40,7 +41,7 @@ func replay(t *testing.T, runs []Run, rates func(Rates) Rates) map[string][]stri
 			t.Fatalf("the recording has an experiment %q the lab does not", r.Experiment)
 		}
 		o := Outage{Rates: rates(r.Rates), MonitorPeriod: r.MonitorPeriod, Layout: OutageLayout}
-		if _, diffs := o.Replay(Experiments(OutageLayout)[i], r); len(diffs) > 0 {
+		if _, diffs := o.ReplayWithin(Experiments(OutageLayout)[i], r, late); len(diffs) > 0 {
 			out[r.Experiment] = diffs
 		}
 	}
@@ -51,16 +52,51 @@ func replay(t *testing.T, runs []Run, rates func(Rates) Rates) map[string][]stri
 // experiment the model, given the controller's settings, the nodes' flips
 // and the health passes as the lab saw them, predicts the NoExecute taints
 // the real node lifecycle controller put on and took off, zone by zone,
-// and which pods the taint eviction controller deleted and when.
+// within LabTolerance's base and per-taint allowance (no lateness beyond
+// it), and which pods the taint eviction controller deleted and when.
 func TestOutageMatchesRecordedRun(t *testing.T) {
-	for name, diffs := range replay(t, labRuns(t), func(r Rates) Rates { return r }) {
+	for name, diffs := range replay(t, labRuns(t), 0, func(r Rates) Rates { return r }) {
 		t.Errorf("%s: the model does not match the recorded run:\n  %s", name, strings.Join(diffs, "\n  "))
 	}
 }
 
+// TestOutageRunAllowsLateSightings holds the lateness a live run may show
+// (LabLateness) to what it is for: every taint of the recording seen
+// LabLateness later still matches, the same lateness with none allowed
+// does not, and taints seen that much earlier never match.
+func TestOutageRunAllowsLateSightings(t *testing.T) {
+	shifted := func(d time.Duration) []Run {
+		runs := labRuns(t)
+		for i := range runs {
+			marks := slices.Clone(runs[i].Marks)
+			for j := range marks {
+				marks[j].At += d
+			}
+			evicted := slices.Clone(runs[i].Evicted)
+			for j := range evicted {
+				evicted[j].At += d // the pods follow their nodes' taints
+			}
+			runs[i].Marks, runs[i].Evicted = marks, evicted
+			runs[i].End += d
+		}
+		return runs
+	}
+	same := func(r Rates) Rates { return r }
+	if diffs := replay(t, shifted(LabLateness), LabLateness, same); len(diffs) > 0 {
+		t.Errorf("taints seen %s late do not match with that lateness allowed: %v", LabLateness, diffs)
+	}
+	if diffs := replay(t, shifted(LabLateness), 0, same); len(diffs) == 0 {
+		t.Errorf("taints seen %s late match with no lateness allowed", LabLateness)
+	}
+	if diffs := replay(t, shifted(-LabLateness), LabLateness, same); len(diffs) == 0 {
+		t.Errorf("taints seen %s early match", LabLateness)
+	}
+}
+
 // TestOutageReplayCatchesWrongSettings breaks the model's settings one at
-// a time and sees the recorded run refute each: the replay is a test of
-// the rates and thresholds, not of anything a fit could absorb.
+// a time and sees the recorded run refute each, with the lateness a live
+// run is allowed (LabLateness): the replay is a test of the rates and
+// thresholds, not of anything a fit could absorb.
 func TestOutageReplayCatchesWrongSettings(t *testing.T) {
 	runs := labRuns(t)
 	for _, tc := range []struct {
@@ -77,7 +113,7 @@ func TestOutageReplayCatchesWrongSettings(t *testing.T) {
 		{"large zones from 10 nodes", func(r Rates) Rates { r.LargeCluster = 10; return r }, "small-partial"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := replay(t, runs, tc.change)
+			got := replay(t, runs, LabLateness, tc.change)
 			if _, ok := got[tc.want]; !ok {
 				t.Errorf("with %s the model still matches experiment %s", tc.name, tc.want)
 			}
