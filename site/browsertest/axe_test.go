@@ -307,8 +307,7 @@ func TestAccessibility(t *testing.T) {
 				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+p)); err != nil {
 					t.Fatalf("loading %s: %v", p, err)
 				}
-				if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("opslab-theme-toggle").hidden`,
-					chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+				if err := waitLoaded(ctx); err != nil {
 					t.Fatalf("%s: the page did not finish loading (its script did not run): %v", p, err)
 				}
 				if got := eval[string](t, ctx, `document.documentElement.dataset.theme`); got != theme {

@@ -158,12 +158,29 @@ func open(t *testing.T, ctx context.Context, u string) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatalf("loading %s: %v", u, err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("opslab-theme-toggle").hidden`,
-		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+	if err := waitLoaded(ctx); err != nil {
 		t.Fatalf("%s: the page did not finish loading (its script did not run): %v", u, err)
 	}
 	// Let late messages (a blocked resource, a rejected promise) arrive.
 	time.Sleep(150 * time.Millisecond)
+}
+
+// waitLoaded waits until the page in ctx is loaded and its script has run.
+// A poll that starts while the browser swaps the old page's JavaScript
+// context for the new one's is told "Cannot find context with specified
+// id": the browser's race, not the page's, which a busy machine makes
+// likelier; the poll is asked again then, up to three times.
+func waitLoaded(ctx context.Context) error {
+	var err error
+	for range 3 {
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("opslab-theme-toggle").hidden`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return err
 }
 
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
