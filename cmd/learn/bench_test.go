@@ -101,13 +101,6 @@ func BenchmarkWholeTrack(b *testing.B) {
 	for _, tr := range chapters.Tracks {
 		b.Run(tr.Dir, func(b *testing.B) {
 			root, dir := benchWorkspace(b, tr, len(tr.Steps))
-			var every, dirs []string
-			for _, st := range tr.Steps {
-				every = append(every, st.AllTests()...)
-			}
-			for _, p := range tr.Packages() {
-				dirs = append(dirs, path.Join(dir, p))
-			}
 			file, _, _ := cutHash(tr.Steps[0].Funcs[0])
 			p := filepath.Join(root, dir, file)
 			var ds []time.Duration
@@ -115,10 +108,10 @@ func BenchmarkWholeTrack(b *testing.B) {
 				f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 				save(f)
 				start := time.Now()
-				runs := learn.RunPackages(context.Background(), root, dirs, every, learn.UpstreamTag)
+				runs := learn.RunTrack(context.Background(), root, dir, tr)
 				ds = append(ds, time.Since(start))
-				for _, st := range tr.Steps {
-					r := runs[path.Join(dir, st.Package())]
+				for i, st := range tr.Steps {
+					r := runs[i]
 					byName := map[string]bool{}
 					for _, res := range r.Results {
 						byName[res.Test] = res.Passed

@@ -459,20 +459,11 @@ func (l *learner) grade(ctx context.Context, ws []learn.Workspace, out string) e
 		if !w.Exists() {
 			return fmt.Errorf("no workspace %s/ to grade", w.Dir())
 		}
-		// One go test for the whole track, the model and its lab
-		// programs side by side: each step's tests are read from its
-		// package's results.
-		var every []string
-		var dirs []string
-		for _, st := range w.Track.Steps {
-			every = append(every, st.AllTests()...)
-		}
-		for _, p := range w.Track.Packages() {
-			dirs = append(dirs, path.Join(w.Dir(), p))
-		}
-		runs := learn.RunPackages(ctx, w.Root, dirs, every, learn.UpstreamTag)
+		// One go test for the whole track: each step's tests are read
+		// from its package's results.
+		runs := learn.RunTrack(ctx, w.Root, w.Dir(), w.Track)
 		for i, st := range w.Track.Steps {
-			r := runs[path.Join(w.Dir(), st.Package())]
+			r := runs[i]
 			byName := map[string]learn.Result{}
 			for _, res := range r.Results {
 				byName[res.Test] = res

@@ -159,11 +159,7 @@ func TestTracksFailBeforePassAfter(t *testing.T) {
 			}
 
 			sw := path.Join(rel, tr.Dir+"-switched")
-			name, err := learn.PackageName(filepath.Join(root, model))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := learn.GenerateSwitched(filepath.Join(root, model), filepath.Join(root, sw), tr, name,
+			if err := learn.GenerateSwitched(filepath.Join(root, model), filepath.Join(root, sw), tr,
 				learn.Module+"/"+model, learn.Module+"/"+sw); err != nil {
 				t.Fatal(err)
 			}

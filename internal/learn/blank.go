@@ -328,8 +328,9 @@ var learnFrom = func() int {
 // point can be chosen when its tests run, with OPSLAB_LEARN_FROM=K (the
 // steps from K on blanked): each step's functions return their zero values
 // when their step is blanked, and run the model's body otherwise. It lets a
-// test build one binary for all of a chapter's steps.
-func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath string) error {
+// test build one binary for all of a chapter's steps in a package: the
+// model's, and each lab program's.
+func GenerateSwitched(chapterDir, dst string, t Track, modPath, dstPath string) error {
 	from := map[string]map[string]int{} // file (relative to the chapter) -> func -> step
 	for i, st := range t.Steps {
 		for _, fn := range st.Funcs {
@@ -361,12 +362,9 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 		return err
 	}
 	for _, dir := range t.Packages() {
-		name := pkg
-		if dir != "." {
-			var err error
-			if name, err = PackageName(filepath.Join(chapterDir, dir)); err != nil {
-				return err
-			}
+		name, err := packageName(filepath.Join(chapterDir, dir))
+		if err != nil {
+			return err
 		}
 		if err := os.WriteFile(filepath.Join(dst, dir, "learnswitch.go"), []byte(fmt.Sprintf(switchFile, name)), 0o644); err != nil {
 			return err
@@ -375,9 +373,9 @@ func GenerateSwitched(chapterDir, dst string, t Track, pkg, modPath, dstPath str
 	return nil
 }
 
-// PackageName is the name of the Go package in dir, read from the package
+// packageName is the name of the Go package in dir, read from the package
 // clause of its first non-test file.
-func PackageName(dir string) (string, error) {
+func packageName(dir string) (string, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

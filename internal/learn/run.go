@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -58,30 +59,16 @@ func (r Run) FirstFailure() (Result, bool) {
 	return Result{}, false
 }
 
-// RunTests runs tests of the package in dir (a directory relative to
-// root, as ./dir) with go test -json, from root.
-// It builds the files tagged UpstreamTag only when one of tests is
-// declared there.
-func RunTests(ctx context.Context, root, dir string, tests []string) Run {
-	upstream, _ := UpstreamTests(filepath.Join(root, filepath.FromSlash(dir)))
-	tags := ""
-	for _, t := range tests {
-		if upstream[t] {
-			tags = UpstreamTag
-		}
-	}
-	return RunPackages(ctx, root, []string{dir}, tests, tags)[dir]
-}
-
-// RunStaged runs tests of the package in dir as the watch loop answers a
-// save: the tests declared in files without UpstreamTag in one go test, and
+// RunStaged runs tests of the package in dir (relative to root, run as
+// ./dir with go test -json from root) as the watch loop answers a save: the tests declared in files without UpstreamTag in one go test, and
 // those declared in files with it (which link Kubernetes' own packages, for
 // seconds) in a second go test beside it. first is called with the light
 // run as soon as it ends, its Results holding only its own tests; RunStaged
 // returns both runs merged, in the order of tests. When the light run does
 // not build, neither can the other: it is stopped, and the light run is the
-// answer. Without an upstream test among tests, or without a light one, it
-// is RunTests, and first is not called.
+// answer. Without an upstream test among tests, or without a light one,
+// one go test runs them all (with UpstreamTag only when it must), and first
+// is not called.
 func RunStaged(ctx context.Context, root, dir string, tests []string, first func(Run)) Run {
 	upstream, _ := UpstreamTests(filepath.Join(root, filepath.FromSlash(dir)))
 	var light, heavy []string
@@ -92,8 +79,11 @@ func RunStaged(ctx context.Context, root, dir string, tests []string, first func
 			light = append(light, t)
 		}
 	}
-	if len(light) == 0 || len(heavy) == 0 {
-		return RunTests(ctx, root, dir, tests)
+	switch {
+	case len(heavy) == 0:
+		return RunPackages(ctx, root, []string{dir}, tests, "")[dir]
+	case len(light) == 0:
+		return RunPackages(ctx, root, []string{dir}, tests, UpstreamTag)[dir]
 	}
 	start := time.Now()
 	hctx, stop := context.WithCancel(ctx)
@@ -117,6 +107,26 @@ func RunStaged(ctx context.Context, root, dir string, tests []string, first func
 		merged.Results = append(merged.Results, byName[t])
 	}
 	return merged
+}
+
+// RunTrack runs every step's tests of the workspace in dir (relative to
+// root) with one go test, the model and its lab programs side by side, as
+// grading does. It returns, for each step in order, the run of the step's
+// package, which holds that package's results of every step's tests.
+func RunTrack(ctx context.Context, root, dir string, t Track) []Run {
+	var every, dirs []string
+	for _, st := range t.Steps {
+		every = append(every, st.AllTests()...)
+	}
+	for _, p := range t.Packages() {
+		dirs = append(dirs, path.Join(dir, p))
+	}
+	runs := RunPackages(ctx, root, dirs, every, UpstreamTag)
+	out := make([]Run, len(t.Steps))
+	for i, st := range t.Steps {
+		out[i] = runs[path.Join(dir, st.Package())]
+	}
+	return out
 }
 
 // RunPackages runs the same tests in several packages with one go test,
