@@ -2,13 +2,9 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	shutdown "github.com/opslab/opslab/chapters/04-node-shutdown"
 	"github.com/opslab/opslab/internal/figure/figuretest"
@@ -29,23 +25,7 @@ func TestFiguresAreCurrent(t *testing.T) {
 // logind files, as TestLabLogindTree does before the drop-in is masked.
 func drawLabPlan(t *testing.T) []byte {
 	t.Helper()
-	raw, err := os.ReadFile("../../lab/kubelet-shutdown.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(raw, &cm); err != nil {
-		t.Fatalf("lab/kubelet-shutdown.yaml: %v", err)
-	}
-	dir := t.TempDir()
-	config, pods := filepath.Join(dir, "kubelet.yaml"), filepath.Join(dir, "pods.yaml")
-	db := "apiVersion: v1\nkind: Pod\nmetadata: {name: db-0, namespace: shutdown-lab}\nspec:\n  priority: 100000\n  containers: [{name: db, image: postgres:17}]\n"
-	if err := os.WriteFile(config, []byte(cm.Data["kubelet.yaml"]), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pods, []byte(db), 0o666); err != nil {
-		t.Fatal(err)
-	}
+	_, _, config, pods := labFiles(t)
 	logind := "../../lab/logind"
 	var stdout, stderr bytes.Buffer
 	args := []string{"--config", config, "-f", pods, "--logind-dir", filepath.Join(logind, "etc"), "--logind-vendor-dir", filepath.Join(logind, "lib"), "-o", "svg"}

@@ -17,26 +17,7 @@ import (
 // masking the drop-in the answer lists under masked, with a link to /dev/null
 // in the copy of etc/, gives the kubelet its 60 s, as the lab's check judges.
 func TestLabLogindTree(t *testing.T) {
-	raw, err := os.ReadFile("../../lab/kubelet-shutdown.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(raw, &cm); err != nil {
-		t.Fatalf("lab/kubelet-shutdown.yaml: %v", err)
-	}
-	dir := t.TempDir()
-	config := filepath.Join(dir, "kubelet.yaml")
-	pods := filepath.Join(dir, "pods.yaml")
-	if err := os.WriteFile(config, []byte(cm.Data["kubelet.yaml"]), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	// The database as the API server admits it: the priority of
-	// PriorityClass opslab-database.
-	db := "apiVersion: v1\nkind: Pod\nmetadata: {name: db-0, namespace: shutdown-lab}\nspec:\n  priority: 100000\n  containers: [{name: db, image: postgres:17}]\n"
-	if err := os.WriteFile(pods, []byte(db), 0o666); err != nil {
-		t.Fatal(err)
-	}
+	cm, dir, config, pods := labFiles(t)
 	if err := os.CopyFS(filepath.Join(dir, "logind"), os.DirFS("../../lab/logind")); err != nil {
 		t.Fatal(err)
 	}
@@ -77,4 +58,30 @@ func TestLabLogindTree(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, &stdout)
 		}
 	}
+}
+
+// labFiles reads the lab's reference answer, lab/kubelet-shutdown.yaml, and
+// writes into a new temporary directory its kubelet configuration and the
+// lab's database pod as the API server admits it (the priority of
+// PriorityClass opslab-database). It returns the ConfigMap, the directory
+// and the two files' paths.
+func labFiles(t *testing.T) (cm corev1.ConfigMap, dir, config, pods string) {
+	t.Helper()
+	raw, err := os.ReadFile("../../lab/kubelet-shutdown.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(raw, &cm); err != nil {
+		t.Fatalf("lab/kubelet-shutdown.yaml: %v", err)
+	}
+	dir = t.TempDir()
+	config, pods = filepath.Join(dir, "kubelet.yaml"), filepath.Join(dir, "pods.yaml")
+	if err := os.WriteFile(config, []byte(cm.Data["kubelet.yaml"]), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	db := "apiVersion: v1\nkind: Pod\nmetadata: {name: db-0, namespace: shutdown-lab}\nspec:\n  priority: 100000\n  containers: [{name: db, image: postgres:17}]\n"
+	if err := os.WriteFile(pods, []byte(db), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return cm, dir, config, pods
 }
