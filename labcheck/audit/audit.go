@@ -361,27 +361,43 @@ func Parse(r io.Reader) ([]Event, error) {
 	return out, nil
 }
 
-// Locate returns where kwokctl keeps the audit log of the cluster behind a
-// kubectl context: kwokctl names its contexts kwok-NAME and keeps a
-// cluster's files in $KWOK_WORKDIR/clusters/NAME (by default ~/.kwok). The
-// error says in one sentence why there is no log to read.
-func Locate(kubeContext string) (string, error) {
-	name, ok := strings.CutPrefix(kubeContext, "kwok-")
+// KwokCluster returns the name of the kwokctl cluster behind a kubectl
+// context and the directory where kwokctl keeps its files: kwokctl names
+// its contexts kwok-NAME and keeps a cluster's files in
+// $KWOK_WORKDIR/clusters/NAME (by default ~/.kwok). ok is false when the
+// context is not a kwokctl cluster's; err is the home directory's lookup
+// failing. Whether the directory exists is the caller's to ask.
+func KwokCluster(kubeContext string) (name, dir string, ok bool, err error) {
+	name, ok = strings.CutPrefix(kubeContext, "kwok-")
 	if !ok || name == "" {
-		return "", fmt.Errorf("context %q is not a kwokctl cluster's, so its audit log is not on this machine; pass --audit-log FILE if you have it", kubeContext)
+		return "", "", false, nil
 	}
-	dir := os.Getenv("KWOK_WORKDIR")
-	if dir == "" {
+	work := os.Getenv("KWOK_WORKDIR")
+	if work == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("cannot find the home directory to look for the audit log: %v", err)
+			return name, "", true, err
 		}
-		dir = filepath.Join(home, ".kwok")
+		work = filepath.Join(home, ".kwok")
 	}
-	path := filepath.Join(dir, "clusters", name, "logs", "audit.log")
+	return name, filepath.Join(work, "clusters", name), true, nil
+}
+
+// Locate returns where kwokctl keeps the audit log of the cluster behind a
+// kubectl context (see KwokCluster). The error says in one sentence why
+// there is no log to read.
+func Locate(kubeContext string) (string, error) {
+	name, dir, ok, err := KwokCluster(kubeContext)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("context %q is not a kwokctl cluster's, so its audit log is not on this machine; pass --audit-log FILE if you have it", kubeContext)
+	case err != nil:
+		return "", fmt.Errorf("cannot find the home directory to look for the audit log: %v", err)
+	}
+	path := filepath.Join(dir, "logs", "audit.log")
 	if _, err := os.Stat(path); err != nil {
 		if _, derr := os.Stat(filepath.Dir(path)); derr != nil {
-			return "", fmt.Errorf("cluster %s is not on this machine (no %s), so its audit log cannot be read; pass --audit-log FILE if you have it", name, filepath.Dir(filepath.Dir(path)))
+			return "", fmt.Errorf("cluster %s is not on this machine (no %s), so its audit log cannot be read; pass --audit-log FILE if you have it", name, dir)
 		}
 		return "", fmt.Errorf("cluster %s keeps no audit log (it was created before the lab kept one); run make lab-reset to recreate it", name)
 	}

@@ -28,6 +28,7 @@ import (
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/internal/kubeio"
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
 // The zone-outage lab's marks on its objects.
@@ -113,21 +114,17 @@ func Settings(kwokYAML []byte) (Controller, error) {
 }
 
 // SettingsOf reads Settings for the kwokctl cluster of a kube context
-// (kwok-NAME), from $KWOK_WORKDIR or ~/.kwok.
+// (kwok-NAME), from the directory where kwokctl keeps it
+// (audit.KwokCluster).
 func SettingsOf(kubeContext string) (Controller, error) {
-	name, ok := strings.CutPrefix(kubeContext, "kwok-")
-	if !ok || name == "" {
+	name, dir, ok, err := audit.KwokCluster(kubeContext)
+	switch {
+	case !ok:
 		return Controller{}, fmt.Errorf("context %q is not a kwokctl cluster's; the outage lab reads its controller's settings from kwokctl: make outage-up starts one", kubeContext)
+	case err != nil:
+		return Controller{}, fmt.Errorf("cannot find the home directory to look for the cluster: %v", err)
 	}
-	dir := os.Getenv("KWOK_WORKDIR")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return Controller{}, fmt.Errorf("cannot find the home directory to look for the cluster: %v", err)
-		}
-		dir = filepath.Join(home, ".kwok")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "clusters", name, "kwok.yaml"))
+	data, err := os.ReadFile(filepath.Join(dir, "kwok.yaml"))
 	if err != nil {
 		return Controller{}, fmt.Errorf("cluster %s is not on this machine: make outage-up starts it", name)
 	}
