@@ -149,28 +149,51 @@ func scaleCluster(ctx context.Context, c *labcheck.Cluster) (*labcheck.Cluster, 
 	return s.cluster, s.failed
 }
 
+// A caseRead is the outage case read once for a scale cluster, which every
+// outage check judges: the audit log is gone through and the settings read
+// by the first check, not by each.
+type caseRead struct {
+	once   sync.Once
+	oc     outageCase
+	failed *labcheck.Result
+}
+
+var outageCases sync.Map // the scale cluster's *labcheck.Cluster → *caseRead
+
 // readOutageCase reads the outage lab's record and the controller's
-// settings from the scale cluster.
+// settings from the scale cluster, once for all the checks.
 func readOutageCase(ctx context.Context, c *labcheck.Cluster) (*labcheck.Cluster, outageCase, *labcheck.Result) {
 	scale, failed := scaleCluster(ctx, c)
 	if failed != nil {
 		return nil, outageCase{}, failed
 	}
+	v, _ := outageCases.LoadOrStore(scale, &caseRead{})
+	r := v.(*caseRead)
+	r.once.Do(func() { r.oc, r.failed = outageCaseOf(scale) })
+	if r.failed != nil {
+		return nil, outageCase{}, r.failed
+	}
+	return scale, r.oc, nil
+}
+
+// outageCaseOf reads the outage lab's record from the scale cluster's
+// audit log and the controller's settings from its configuration.
+func outageCaseOf(scale *labcheck.Cluster) (outageCase, *labcheck.Result) {
 	log := scale.Audit()
 	if log == nil {
-		return nil, outageCase{}, &labcheck.Result{
+		return outageCase{}, &labcheck.Result{
 			Message: fmt.Sprintf("the outage lab's cluster (context %s) has no audit log to read (%s): the controller's taints can be judged only from it", scale.Context, strings.TrimSuffix(cmpOr(scale.NoAudit, "none was found"), ".")),
 			Hint:    "Run labcheck on the machine where make outage-up made the cluster, or name its log with --audit-log.",
 		}
 	}
 	settings, err := kube.SettingsOf(scale.Context)
 	if err != nil {
-		return nil, outageCase{}, &labcheck.Result{
+		return outageCase{}, &labcheck.Result{
 			Message: fmt.Sprintf("cannot read the controller's settings of the outage lab's cluster: %v", err),
 			Hint:    "Start it with make outage-up, then run the lab's experiments with make outage.",
 		}
 	}
-	return scale, outageCase{rec: readOutage(log.Events, taints.OutageLayout), settings: settings}, nil
+	return outageCase{rec: readOutage(log.Events, taints.OutageLayout), settings: settings}, nil
 }
 
 // outageCheck runs a judge of the audit log alone.
