@@ -40,6 +40,12 @@ func assetFiles() map[string][]byte {
 	fs.WalkDir(embedded, "assets", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			data, _ := embedded.ReadFile(p)
+			switch path.Ext(p) {
+			case ".css":
+				data = minifyCSS(data)
+			case ".js":
+				data = minifyJS(data)
+			}
 			out["_assets/"+strings.TrimPrefix(p, "assets/")] = data
 		}
 		return nil
@@ -47,7 +53,7 @@ func assetFiles() map[string][]byte {
 	// The figures' palettes: an inlined figure loses its own <style> (the
 	// CSP allows no inline style), so the site's style sheet carries it.
 	css := out["_assets/site.css"]
-	out["_assets/site.css"] = append(css[:len(css):len(css)], "\n/* Figures' palettes (package figure). */\n"+figure.StyleSheet+"\n"...)
+	out["_assets/site.css"] = append(css[:len(css):len(css)], minifyCSS([]byte(figure.StyleSheet))...)
 	return out
 }
 
@@ -409,10 +415,6 @@ func lexerFor(lang string) chroma.Lexer {
 	}
 	return lexers.Fallback
 }
-
-// PageBudget is the most a page may weigh with the CSS and scripts it
-// loads, in bytes.
-const PageBudget = 150 << 10
 
 // assetBytes is the weight of the CSS and scripts every page loads.
 func assetBytes() int {

@@ -23,6 +23,12 @@
 // build tag (an end-to-end test, which needs a cluster) may have no result,
 // and its badge says it is an end-to-end test; a result it has counts.
 //
+// Every page, as written, with its badges, its chapter's track and its
+// inlined figures, must weigh at most PageBudget (150 KB) together with the
+// style sheet, scripts, icon and images it loads; a heavier page fails the
+// build. The site's style sheet and scripts are served without their
+// comments and indentation (the repository keeps them commented).
+//
 // # Rendering
 //
 // Markdown is parsed once, by package prose, and the site renders the tree
@@ -324,11 +330,8 @@ func (b *builder) run() error {
 			return err
 		}
 	}
-	if len(b.problems) > 0 {
-		slices.SortStableFunc(b.problems, func(x, y prose.Problem) int {
-			return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line))
-		})
-		return &BuildError{Problems: b.problems}
+	if err := b.failed(); err != nil {
+		return err
 	}
 	if err := b.extras(); err != nil {
 		return err
@@ -350,7 +353,20 @@ func (b *builder) run() error {
 		b.files[name] = data
 	}
 	b.files[outMarker] = []byte("written by the opslab site builder; removed and rewritten on every build\n")
-	return nil
+	b.checkWeights()
+	return b.failed()
+}
+
+// failed returns the problems found so far as a BuildError, in the order
+// of their files and lines, or nil.
+func (b *builder) failed() error {
+	if len(b.problems) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(b.problems, func(x, y prose.Problem) int {
+		return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line))
+	})
+	return &BuildError{Problems: b.problems}
 }
 
 // addPage registers a Markdown page; its output path follows its source.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/opslab/opslab/chapters"
 	"github.com/opslab/opslab/internal/figure"
 	"github.com/opslab/opslab/internal/learn"
 	"github.com/opslab/opslab/internal/prose"
@@ -521,10 +522,42 @@ func TestPageWeight(t *testing.T) {
 	checkWeights(t, build(t, testRepo, ""))
 }
 
-// TestCourse builds the course itself: it fails on a stale quote, a missing
-// test or a broken link in any chapter, and checks every page it wrote.
+// TestHeavyPageFailsTheBuild pads a chapter past the budget: the build
+// fails, naming the page, its weight and how far over it is, and writes
+// nothing.
+func TestHeavyPageFailsTheBuild(t *testing.T) {
+	repo := copyRepo(t)
+	readme := filepath.Join(repo, "chapters/01-alpha/README.md")
+	pad := "\n\n" + strings.Repeat("A paragraph that a chapter does not need. ", PageBudget/40) + "\n"
+	if err := os.WriteFile(readme, append([]byte(read(t, readme)), pad...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := Build(Config{Root: repo, Out: out})
+	var be *BuildError
+	if !errors.As(err, &be) || len(be.Problems) != 1 {
+		t.Fatalf("Build = %v, want one problem", err)
+	}
+	msg := be.Problems[0].String()
+	if !regexp.MustCompile(`^chapters/01-alpha/README.md:1: its page chapters/01-alpha/index.html weighs [0-9]+ bytes .* [0-9]+ over the budget of 153600 \(150 KB\): cut prose`).MatchString(msg) {
+		t.Errorf("the problem is %q, want the page, its weight, the excess and a way out", msg)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed build left %s behind (%v)", out, err)
+	}
+}
+
+// TestCourse builds the course itself as it is published, every chapter
+// with its build-along track: it fails on a stale quote, a missing test, a
+// broken link or a page over the budget in any chapter, and checks every
+// page it wrote. The build weighs each page itself, so make site, whose
+// badges carry each test's result, holds the published pages to the same
+// budget.
 func TestCourse(t *testing.T) {
-	out := build(t, *courseRoot, "")
+	out := filepath.Join(t.TempDir(), "out")
+	if _, err := Build(Config{Root: *courseRoot, Out: out, Tracks: chapters.Tracks}); err != nil {
+		t.Fatalf("Build(%s):\n%v", *courseRoot, err)
+	}
 	checkPages(t, out)
 	checkWeights(t, out)
 	checkDemoBudget(t, out)
