@@ -75,9 +75,10 @@ func palette(bg, grid string, p map[Tone]string) string {
 }
 
 // StyleSheet is every figure's style sheet, the text of its <style>
-// element: the same in every figure, so a page that inlines figures can
-// allow it by its hash in its Content-Security-Policy. Its selectors start
-// at the figure's own class, so an inlined figure styles nothing else.
+// element: the same in every figure, so a site that inlines figures, and
+// whose Content-Security-Policy refuses their <style>, can carry it once in
+// its own style sheet (the course's site does). Its selectors start at the
+// figure's own class, so it styles nothing else on the page.
 var StyleSheet = func() string {
 	l, d := palette(lightBg, lightGrid, light), palette(darkBg, darkGrid, dark)
 	var b strings.Builder

@@ -18,7 +18,7 @@ func drawTimetable(rows []taints.Row, ts []taints.Taint) []byte {
 	}
 	tl := &figure.Timeline{
 		Title: "When each pod leaves its node under " + strings.Join(names, ", "),
-		X:     figure.Axis{Label: "seconds after the taint", Fmt: figure.Seconds, Steps: figure.TimeSteps},
+		X:     figure.Axis{Label: "time after the taint", Fmt: figure.Seconds, Steps: figure.TimeSteps},
 		Legend: []figure.Key{
 			{Tone: figure.Red, Shape: figure.Cross, Text: "leaves at once"},
 			{Tone: figure.Blue, Shape: figure.Bar, Text: "stays for its tolerationSeconds"},

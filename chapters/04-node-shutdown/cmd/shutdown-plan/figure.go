@@ -16,7 +16,7 @@ import (
 func drawPlan(cfg shutdown.Config, p shutdown.Plan, r *shutdown.LogindReport) []byte {
 	tl := &figure.Timeline{
 		Title: "Graceful node shutdown: each priority group's pods and their grace",
-		X:     figure.Axis{Label: "seconds since logind announced the shutdown", Fmt: figure.Seconds, Steps: figure.TimeSteps},
+		X:     figure.Axis{Label: "time since logind announced the shutdown", Fmt: figure.Seconds, Steps: figure.TimeSteps},
 		Legend: []figure.Key{
 			{Tone: figure.Blue, Shape: figure.Bar, Text: "a group, until its pods are gone"},
 			{Tone: figure.Purple, Shape: figure.Bar, Text: "a pod's grace"},
