@@ -3,6 +3,7 @@ package labcheck
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -144,6 +145,52 @@ func (c *Course) Checks(n int) []Check {
 		}
 	}
 	return out
+}
+
+// Select returns the checks whose IDs match a pattern of only (every check
+// when only is empty) and no pattern of skip, in their order. A pattern is
+// a check's ID or a glob of path.Match, such as "outage-*". A pattern that
+// matches none of checks is an error, so a misspelt one is not quietly
+// ignored, and so is a selection that leaves nothing.
+func Select(checks []Check, only, skip []string) ([]Check, error) {
+	matches := func(pattern string, c Check) bool {
+		ok, _ := path.Match(pattern, c.ID)
+		return ok
+	}
+	for _, set := range []struct {
+		flag     string
+		patterns []string
+	}{{"--only", only}, {"--skip", skip}} {
+		for _, p := range set.patterns {
+			if _, err := path.Match(p, ""); err != nil {
+				return nil, fmt.Errorf("%s %q is not a check ID or a pattern such as outage-*", set.flag, p)
+			}
+			found := false
+			for _, c := range checks {
+				found = found || matches(p, c)
+			}
+			if !found {
+				return nil, fmt.Errorf("%s %q matches no check", set.flag, p)
+			}
+		}
+	}
+	var out []Check
+	for _, c := range checks {
+		in := len(only) == 0
+		for _, p := range only {
+			in = in || matches(p, c)
+		}
+		for _, p := range skip {
+			in = in && !matches(p, c)
+		}
+		if in {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--only and --skip leave no check to run")
+	}
+	return out, nil
 }
 
 // Lookup returns the check with the given ID.

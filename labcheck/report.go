@@ -1,6 +1,7 @@
 package labcheck
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -108,11 +109,19 @@ func NewReport(id Identity, chapters []Chapter, outcomes []Outcome, took time.Du
 	for _, ch := range chapters {
 		r.Chapters = append(r.Chapters, ReportChapter{Number: ch.Number, Title: ch.Title})
 	}
+	// A check's number is its place in its chapter's list, whether or not
+	// every check of the chapter ran.
+	place := map[string]int{}
+	for _, ch := range chapters {
+		for i, k := range ch.Checks {
+			place[k.ID] = i + 1
+		}
+	}
 	n := map[int]int{}
 	for _, o := range outcomes {
 		n[o.Check.Chapter]++
 		c := CheckReport{
-			Number:  fmt.Sprintf("%d.%d", o.Check.Chapter, n[o.Check.Chapter]),
+			Number:  fmt.Sprintf("%d.%d", o.Check.Chapter, cmp.Or(place[o.Check.ID], n[o.Check.Chapter])),
 			Chapter: o.Check.Chapter, ID: o.Check.ID, Title: o.Check.Title, Claim: o.Check.Claim,
 			Points: o.Points(), MaxPoints: o.Check.Points,
 			Message: o.Result.Message, Evidence: o.Result.Evidence,

@@ -265,3 +265,50 @@ func TestLearnerAndGraderShareOneReport(t *testing.T) {
 		t.Errorf("the grader's text shows hints:\n%s", graded)
 	}
 }
+
+// TestOnlyAndSkipChooseChecks: --only and --skip run part of a chapter's
+// checks; each keeps its number in the chapter, the score counts only the
+// checks that ran, the report says so, and --expect judges those alone.
+func TestOnlyAndSkipChooseChecks(t *testing.T) {
+	kubeconfig := fakeServer(t)
+	course := fakeCourse(t)
+	for _, c := range []struct {
+		args     []string
+		code     int
+		checks   string
+		warning  string
+	}{
+		{args: []string{"--chapter", "1", "--only", "one-fail"}, code: 1, checks: "1.2 one-fail", warning: "1 of the 2 checks ran (--only one-fail), so the score is theirs, not the lab's"},
+		{args: []string{"--chapter", "1", "--skip", "*-fail"}, code: 0, checks: "1.1 one-pass", warning: "1 of the 2 checks ran (--skip *-fail), so the score is theirs, not the lab's"},
+		{args: []string{"--only", "one-*,two-*", "--skip", "two-blind"}, code: 1, checks: "1.1 one-pass, 1.2 one-fail", warning: "2 of the 3 checks ran (--only one-*,two-* --skip two-blind), so the score is theirs, not the lab's"},
+		{args: []string{"--chapter", "1", "--only", "one-*"}, code: 1, checks: "1.1 one-pass, 1.2 one-fail"},
+		{args: []string{"--chapter", "1", "--skip", "one-fail", "--expect", "pass"}, code: 0, checks: "1.1 one-pass", warning: "1 of the 2 checks ran (--skip one-fail), so the score is theirs, not the lab's"},
+	} {
+		var stdout, stderr strings.Builder
+		args := append([]string{"--kubeconfig", kubeconfig, "-o", "json"}, c.args...)
+		if code := Run(context.Background(), course, args, &stdout, &stderr); code != c.code {
+			t.Errorf("labcheck %s exited %d, want %d\nstderr: %s", strings.Join(c.args, " "), code, c.code, stderr.String())
+			continue
+		}
+		var r labcheck.Report
+		if err := json.Unmarshal([]byte(stdout.String()), &r); err != nil {
+			t.Errorf("labcheck %s: %v", strings.Join(c.args, " "), err)
+			continue
+		}
+		var got []string
+		max := 0
+		for _, k := range r.Checks {
+			got = append(got, k.Number+" "+k.ID)
+			max += k.MaxPoints
+		}
+		if strings.Join(got, ", ") != c.checks {
+			t.Errorf("labcheck %s ran %q, want %q", strings.Join(c.args, " "), strings.Join(got, ", "), c.checks)
+		}
+		if r.MaxScore != max {
+			t.Errorf("labcheck %s: the report is out of %d, want %d, the points of the checks that ran", strings.Join(c.args, " "), r.MaxScore, max)
+		}
+		if w := strings.Join(r.Warnings, "; "); w != c.warning {
+			t.Errorf("labcheck %s warns %q, want %q", strings.Join(c.args, " "), w, c.warning)
+		}
+	}
+}

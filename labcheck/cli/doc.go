@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [-o text|json] [--expect pass|fail]
+//	labcheck [--chapter N|all] [--kubeconfig FILE] [--context NAME] [--audit-log FILE] [--timeout D] [--only IDS] [--skip IDS] [-o text|json] [--expect pass|fail]
 //	labcheck list [--chapter N|all]
 //	labcheck hint [--reset] CHECK
 //	labcheck grade --roster FILE [--chapter N|all] [--parallel N] [--format F,...] [--out DIR] [--sign-key FILE]
@@ -18,6 +18,13 @@
 // cluster on this machine by its context (kwok-NAME); --audit-log names
 // another. Without one the checks judge from the API alone, and the report
 // says so in its first line.
+//
+// --only and --skip choose checks by ID or by a pattern of path.Match,
+// comma-separated: labcheck --chapter 2 --only taints-my-timetable checks
+// one thing again, and --skip 'outage-*' leaves out the zone-outage lab. A
+// check keeps its number in its chapter, the score counts only the checks
+// that ran, and the report warns that it is not the lab's. A pattern that
+// matches no check is refused, so a misspelt one cannot pass for a pass.
 //
 // A roster has one line per student: NAME KUBECONFIG [CONTEXT [AUDIT-LOG]],
 // with - for the kubeconfig's current context. grade writes,
