@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/opslab/opslab/chapters"
+	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/version"
 )
 
@@ -176,6 +177,23 @@ func checkChapter(repo, dir, title string) []violation {
 	// solve: the reference solution runs as a program.
 	if fi, err := os.Stat(filepath.Join(dir, "lab", "solve.sh")); err != nil || fi.Mode()&0o111 == 0 {
 		bad("solve", "lab/solve.sh is missing or not executable")
+	}
+	// A part of the solution that make test runs after every lane,
+	// lab/later.sh, names the checks it is judged by, which the lane
+	// leaves out (labcheck --skip), and solve.sh still runs it.
+	if later, err := os.ReadFile(filepath.Join(dir, "lab", "later.sh")); err == nil {
+		m := regexp.MustCompile(`(?m)^# Its checks: (.+)$`).FindSubmatch(later)
+		solve, _ := os.ReadFile(filepath.Join(dir, "lab", "solve.sh"))
+		switch {
+		case m == nil:
+			bad("solve", "lab/later.sh has no line \"# Its checks: PATTERNS\" naming the checks it is judged by")
+		case !strings.Contains(string(solve), "later.sh"):
+			bad("solve", "lab/solve.sh does not run lab/later.sh, the rest of the reference solution")
+		default:
+			if _, err := labcheck.Select(chapters.Course.Checks(num), strings.Split(string(m[1]), ","), nil); err != nil {
+				bad("solve", "lab/later.sh's checks: %v among chapter %d's", err, num)
+			}
+		}
 	}
 
 	// check-unit: the checks are tested without a cluster, on a fake clientset.
@@ -437,6 +455,8 @@ func TestContractCatches(t *testing.T) {
 		{"figures", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "figures", "notes.txt"), "") }},
 		{"figures", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "cmd", "timetable", "figures_test.go")) }},
 		{"solve", func(t *testing.T, dir string) { os.Chmod(filepath.Join(dir, "lab", "solve.sh"), 0o644) }},
+		{"solve", func(t *testing.T, dir string) { edit(t, dir, "lab/later.sh", "# Its checks: outage-*", "# Its checks: outgae-*") }},
+		{"solve", func(t *testing.T, dir string) { edit(t, dir, "lab/later.sh", "# Its checks:", "# Checks:") }},
 		{"check-unit", func(t *testing.T, dir string) {
 			files, _ := filepath.Glob(filepath.Join(dir, "check", "*_test.go"))
 			for _, f := range files {

@@ -120,8 +120,17 @@ go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
 # cheats, the untouched cluster and the reference solution. Each step ends
 # the chapter on failure by itself (|| return): a function run as a lane is
 # on the left of || or in the background, where set -e does not reach.
+# later_checks prints the checks a chapter's lab/later.sh is judged by,
+# from its line "# Its checks: PATTERNS" (labcheck --only's patterns).
+later_checks() {
+	local checks
+	checks=$(sed -n 's/^# Its checks: //p' "$1/lab/later.sh")
+	[ -n "$checks" ] || { echo "make test: $1/lab/later.sh has no line '# Its checks: PATTERNS' naming the checks it is judged by" >&2; return 1; }
+	echo "$checks"
+}
+
 chapter() {
-	local dir=$1 n pkgs
+	local dir=$1 n pkgs later
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
 	pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' "$dir" | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 	if [ -n "$pkgs" ]; then
@@ -139,7 +148,9 @@ chapter() {
 	step "chapter $n: the reference solution"
 	if [ -x "$dir/lab/later.sh" ]; then
 		OPSLAB_SOLVE_LATER=defer "$dir/lab/solve.sh" || return
-		echo "chapter $n's checks are judged once lab/later.sh has run, after every lane"
+		later=$(later_checks "$dir") || return
+		step "chapter $n: every check passes after it, but those of lab/later.sh ($later), judged after every lane"
+		"$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" --chapter "$n" --skip "$later" --expect pass || return
 		return 0
 	fi
 	"$dir/lab/solve.sh" || return

@@ -5,7 +5,9 @@
 # runs it; make test runs it after every chapter's lane, alone on the
 # machine, because the differential's timings are a few hundred
 # milliseconds wide and a machine running three lanes and a browser blurs
-# them.
+# them. The checks it is judged by, which make test leaves out of the
+# chapter's lane, are on the next line.
+# Its checks: outage-*
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
 cd "$OPSLAB_ROOT"
