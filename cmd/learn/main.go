@@ -12,7 +12,9 @@
 // keeping the learner's file as FILE.go.bak-K. status shows every chapter's
 // progress. The repository is the one the working directory is in, or
 // $OPSLAB_ROOT. grade runs every step of the workspaces given and prints each
-// test's points, or writes Gradescope's results.json with -json.
+// test's points, or writes Gradescope's results.json with -json; it judges
+// the learner's code by the chapter's tests, in a copy of the workspace, so
+// a test file edited in the workspace changes no point.
 //
 // Usage:
 //
@@ -459,9 +461,16 @@ func (l *learner) grade(ctx context.Context, ws []learn.Workspace, out string) e
 		if !w.Exists() {
 			return fmt.Errorf("no workspace %s/ to grade", w.Dir())
 		}
-		// One go test for the whole track: each step's tests are read
-		// from its package's results.
-		runs := learn.RunTrack(ctx, w.Root, w.Dir(), w.Track)
+		// The learner's code with the chapter's tests, in a copy: a test
+		// edited to pass scores nothing. One go test for the whole track:
+		// each step's tests are read from its package's results.
+		g, done, err := w.ForGrading()
+		if err != nil {
+			return fmt.Errorf("preparing %s/ for grading: %w", w.Dir(), err)
+		}
+		runs := learn.RunTrack(ctx, g.Root, g.Dir(), g.Track)
+		done()
+		ours := strings.NewReplacer(g.Dir(), w.Dir()).Replace
 		for i, st := range w.Track.Steps {
 			r := runs[i]
 			byName := map[string]learn.Result{}
@@ -473,13 +482,13 @@ func (l *learner) grade(ctx context.Context, ws []learn.Workspace, out string) e
 				t := gradescopeTest{Name: fmt.Sprintf("chapter %d, step %d %s: %s", w.Track.Number(), i+1, st.ID, name), MaxScore: 1}
 				switch {
 				case r.BuildErr != "":
-					t.Output = "does not build: " + r.BuildErr
+					t.Output = "does not build: " + ours(r.BuildErr)
 				case res.Passed:
 					t.Score = 1
 				case !res.Ran:
 					t.Output = "did not run: a test before it panicked"
 				default:
-					t.Output = strings.Join(res.Output, "\n")
+					t.Output = ours(strings.Join(res.Output, "\n"))
 				}
 				score += t.Score
 				max += t.MaxScore

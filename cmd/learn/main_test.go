@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -42,6 +43,7 @@ func TestScript(t *testing.T) {
 			}
 			env.Setenv("GOPROXY", "off")
 			env.Setenv("OPSLAB_ROOT", root)
+			env.Setenv("OPSLAB_REPO", root) // stays when a script empties OPSLAB_ROOT
 			dir := fmt.Sprintf("_learn/script-%x", rand.Uint64())
 			env.Setenv("LEARNDIR", dir)
 			env.Setenv("WS", filepath.Join(root, dir))
@@ -49,6 +51,23 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// write-in FILE FUNC BODY: write, on a file anywhere in the
+			// script's directory.
+			"write-in": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 3 {
+					ts.Fatalf("usage: write-in FILE FUNC BODY")
+				}
+				rewrite(ts, ts.MkAbs(args[0]), args[1], args[2])
+			},
+			// course DIR: a copy of the course's sources in DIR, as
+			// make gradescope ships them: no Git history, no caches, no
+			// workspaces, no build output.
+			"course": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: course DIR")
+				}
+				ts.Check(copyCourse(root, ts.MkAbs(args[0])))
+			},
 			// write FILE FUNC BODY: the learner replaces FUNC's body in
 			// FILE of the workspace with the statements in the archive's
 			// file BODY, as an editor would save it.
@@ -56,13 +75,50 @@ func TestScript(t *testing.T) {
 				if neg || len(args) != 3 {
 					ts.Fatalf("usage: write FILE FUNC BODY")
 				}
-				p := ts.MkAbs(filepath.Join(ts.Getenv("WS"), args[0]))
-				src, err := os.ReadFile(p)
-				ts.Check(err)
-				out, err := learn.Rewrite(src, args[1], ts.ReadFile(args[2]))
-				ts.Check(err)
-				ts.Check(os.WriteFile(p, out, 0o644))
+				rewrite(ts, ts.MkAbs(filepath.Join(ts.Getenv("WS"), args[0])), args[1], args[2])
 			},
 		},
 	})
+}
+
+// copyCourse copies the course's sources from root into dst, leaving out
+// what git archive would not ship: .git, caches, workspaces, build output
+// and test artefacts.
+func copyCourse(root, dst string) error {
+	skip := map[string]bool{".git": true, ".cache": true, "_learn": true, ".artifacts": true, "site/out": true}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if skip[filepath.ToSlash(rel)] {
+			return filepath.SkipDir
+		}
+		out := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(out, 0o755)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, fi.Mode().Perm())
+	})
+}
+
+// rewrite replaces the body of function name in the Go file p with the
+// statements in the script's file body, as an editor would save it.
+func rewrite(ts *testscript.TestScript, p, name, body string) {
+	src, err := os.ReadFile(p)
+	ts.Check(err)
+	out, err := learn.Rewrite(src, name, ts.ReadFile(body))
+	ts.Check(err)
+	ts.Check(os.WriteFile(p, out, 0o644))
 }

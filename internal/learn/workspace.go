@@ -106,6 +106,81 @@ func (w Workspace) Refresh() (wrote []string, replaced map[string]bool, err erro
 	return wrote, replaced, err
 }
 
+// ForGrading returns a copy of the workspace to grade, under a directory of
+// its own in Base, and a function that removes it. The copy holds the
+// learner's code as it is, every Go file of theirs that is not a test, and
+// the chapter's tests and testdata in place of the workspace's: a test
+// the learner edited, deleted or added changes nothing, and a file of the
+// model the learner deleted stays deleted. Imports of the workspace's
+// package become imports of the copy's. Errors and test output name the
+// copy's directory; Workspace.Dir of the original is what to show.
+func (w Workspace) ForGrading() (Workspace, func(), error) {
+	if err := os.MkdirAll(w.abs(w.Base), 0o755); err != nil {
+		return Workspace{}, nil, err
+	}
+	tmp, err := os.MkdirTemp(w.abs(w.Base), "grading-")
+	if err != nil {
+		return Workspace{}, nil, err
+	}
+	done := func() { os.RemoveAll(tmp) }
+	g := Workspace{Root: w.Root, Base: path.Join(w.Base, filepath.Base(tmp)), Track: w.Track}
+	err = w.sealInto(g)
+	if err != nil {
+		done()
+		return Workspace{}, nil, err
+	}
+	return g, done, nil
+}
+
+// sealInto writes the grading copy g of w: the chapter's tests and
+// testdata, then the learner's code.
+func (w Workspace) sealInto(g Workspace) error {
+	dst := g.abs(g.Dir())
+	if err := Generate(w.abs(w.ModelDir()), dst, w.Track, len(w.Track.Steps),
+		Module+"/"+w.ModelDir(), Module+"/"+g.Dir()); err != nil {
+		return err
+	}
+	code := func(rel string) bool {
+		return strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") && !strings.HasPrefix(rel, "testdata/") && !strings.Contains(rel, "/testdata/")
+	}
+	// The chapter's own code goes: the copy's code is the learner's alone.
+	err := filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dst, p)
+		if code(filepath.ToSlash(rel)) {
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// The workspace's import path, alone or before a subpackage's.
+	from, to := Module+"/"+w.Dir(), Module+"/"+g.Dir()
+	imports := strings.NewReplacer(`"`+from+`"`, `"`+to+`"`, `"`+from+`/`, `"`+to+`/`)
+	return filepath.WalkDir(w.abs(w.Dir()), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(w.abs(w.Dir()), p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() || !code(rel) {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, []byte(imports.Replace(string(src))), 0o644)
+	})
+}
+
 // State is a learner's progress in a workspace.
 type State struct {
 	Done  int            `json:"done"`  // steps passed, in order: the current step is Steps[Done]
