@@ -73,8 +73,8 @@ outage-down: ## remove the zone-outage lab's scale cluster
 outage-predict: ## what the model expects of each outage on the scale cluster (EXP=name for one)
 	@$(GO) run ./chapters/02-taints/cmd/outage predict $(EXP)
 
-outage: ## run the zone-outage lab's experiments on the scale cluster, each predicted first (EXP=name for one)
-	@$(GO) run ./chapters/02-taints/cmd/outage run $(EXP)
+outage: ## run the zone-outage lab's experiments on the scale cluster, each predicted first (EXP=name for one, SVG=file to draw the run)
+	@$(GO) run ./chapters/02-taints/cmd/outage $(if $(SVG),--svg $(SVG)) run $(EXP)
 
 bench-outage: ## time make outage-up (150 nodes Ready) against raw kwokctl create and scale node, warm binaries
 	@chapters/02-taints/lab/outage/bench.sh
