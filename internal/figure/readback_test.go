@@ -109,6 +109,15 @@ func outside(els []element) string {
 	return ""
 }
 
+// drawn parses a figure and checks that nothing leaves its view box.
+func drawn(svg []byte) ([]element, string) {
+	els, err := parse(svg)
+	if err != nil {
+		return nil, "not XML: " + err.Error()
+	}
+	return els, outside(els)
+}
+
 // A scale maps a value to a position: pos = at + per*value.
 type scale struct{ at, per float64 }
 
@@ -191,9 +200,9 @@ func shrinkTimeline(tl Timeline) []Timeline {
 
 // readTimeline checks a drawn timeline against its data.
 func readTimeline(tl Timeline) string {
-	els, err := parse(tl.SVG())
-	if err != nil {
-		return "not XML: " + err.Error()
+	els, msg := drawn(tl.SVG())
+	if msg != "" {
+		return msg
 	}
 	grid := map[float64]bool{}
 	axisEnd := math.NaN()
@@ -238,9 +247,6 @@ func readTimeline(tl Timeline) string {
 	}
 	if s.per <= 0 {
 		return fmt.Sprintf("the axis runs right to left (%g units a unit of value)", s.per)
-	}
-	if msg := outside(els); msg != "" {
-		return msg
 	}
 	byTitle := map[string]element{}
 	for _, e := range els {
@@ -389,9 +395,9 @@ func vertices(d string) []vertex {
 
 // readChart checks a drawn chart against its data.
 func readChart(ch Chart) string {
-	els, err := parse(ch.SVG())
-	if err != nil {
-		return "not XML: " + err.Error()
+	els, msg := drawn(ch.SVG())
+	if msg != "" {
+		return msg
 	}
 	var xt, yt [][2]float64
 	for _, e := range els {
@@ -419,9 +425,6 @@ func readChart(ch Chart) string {
 	}
 	if sx.per <= 0 || sy.per >= 0 {
 		return fmt.Sprintf("the x axis grows by %g units a unit of value and the y axis by %g: want x to the right, y upwards", sx.per, sy.per)
-	}
-	if msg := outside(els); msg != "" {
-		return msg
 	}
 	byTitle := map[string]element{}
 	for _, e := range els {
@@ -533,11 +536,8 @@ func shrinkStates(st States) []States {
 // label, no two boxes overlap, and every edge runs from its first state's
 // border to its second's, where its arrowhead points.
 func readStates(st States) string {
-	els, err := parse(st.SVG())
-	if err != nil {
-		return "not XML: " + err.Error()
-	}
-	if msg := outside(els); msg != "" {
+	els, msg := drawn(st.SVG())
+	if msg != "" {
 		return msg
 	}
 	type box struct{ x, y, w, h float64 }
