@@ -93,6 +93,53 @@ func TestOutageRunAllowsLateSightings(t *testing.T) {
 	}
 }
 
+// TestOutageForgivesOnlyTheWatchsEdge: in the recorded zone experiment the
+// model puts a seventh taint on zone-c at 17 s from the first health pass,
+// the moment the lab stopped watching, and the lab saw six; the comparison
+// forgives a taint that close to the end. It does not forgive one missing
+// earlier: without the sixth taint seen, at 15 s, the run no longer
+// matches, and neither does it when the lab watched two seconds longer.
+func TestOutageForgivesOnlyTheWatchsEdge(t *testing.T) {
+	same := func(r Rates) Rates { return r }
+	zone := func(edit func(*Run)) []Run {
+		runs := labRuns(t)
+		i := slices.IndexFunc(runs, func(r Run) bool { return r.Experiment == "zone" })
+		r := &runs[i]
+		if got := len(r.Marks); got != 6 {
+			t.Fatalf("the recorded zone experiment has %d taints, this test expects 6", got)
+		}
+		if at := r.End - r.Passes[0]; at != 17*time.Second {
+			t.Fatalf("the recorded zone experiment stopped watching %v after its first pass, this test expects 17s", at)
+		}
+		r.Marks = slices.Clone(r.Marks)
+		edit(r)
+		return runs[i : i+1]
+	}
+	if diffs := replay(t, zone(func(*Run) {}), 0, same); len(diffs) > 0 {
+		t.Errorf("the recorded zone experiment does not match: %v", diffs)
+	}
+	// The difference must be the count of zone-c's taints, not anything
+	// else the edit disturbs.
+	count := func(diffs map[string][]string) string {
+		for _, d := range diffs["zone"] {
+			if strings.HasPrefix(d, "zone-c: ") && strings.Contains(d, " taints put on, the model says ") {
+				return d
+			}
+		}
+		return ""
+	}
+	if d := count(replay(t, zone(func(r *Run) { r.Marks = r.Marks[:5] }), 0, same)); d == "" {
+		t.Error("the zone experiment matches without its sixth taint, seen 2 s before the end")
+	} else {
+		t.Log(d)
+	}
+	if d := count(replay(t, zone(func(r *Run) { r.End += 2 * time.Second }), 0, same)); d == "" {
+		t.Error("the zone experiment matches with six taints when the lab watched until 19 s, where the model puts seven")
+	} else {
+		t.Log(d)
+	}
+}
+
 // TestOutageReplayCatchesWrongSettings breaks the model's settings one at
 // a time and sees the recorded run refute each, with the lateness a live
 // run is allowed (LabLateness): the replay is a test of the rates and

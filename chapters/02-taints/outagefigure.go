@@ -51,6 +51,11 @@ func OutageFigure(runs []Run) []byte {
 			if len(spans) == 0 && z.Name != e.zoneOfInterest() {
 				continue
 			}
+			// Past the end of its watch the lab saw nothing: a taint the
+			// model puts there, or at its edge, is not one the lab missed.
+			stop := (r.End - zero).Seconds()
+			spans = append(spans, figure.Span{From: stop, Lane: 1, Tone: figure.Muted, Open: true,
+				Title: fmt.Sprintf("the lab stopped watching at %.1f s", stop)})
 			rows = append(rows, figure.Row{Label: e.Name + " · " + z.Name, Lanes: 2, Spans: spans})
 		}
 	}
@@ -59,13 +64,14 @@ func OutageFigure(runs []Run) []byte {
 		Desc: "Per experiment and zone, the taints the model predicts (upper lane) and the controller's (lower), " +
 			"in seconds from the health pass after the switch: one every 2 s for a few failed nodes, one every 10 s " +
 			"when most of the large zone fails, none when most of the small zone fails, one every 2 s in a dead zone " +
-			"while others live, none when every zone is dead.",
+			"while others live, none when every zone is dead. A pale bar marks where the lab stopped watching.",
 		X:    figure.Axis{Label: "seconds from the health pass after the switch", Max: end, Steps: figure.TimeSteps},
 		Rows: rows,
 		Legend: []figure.Key{
 			{Tone: figure.Blue, Shape: figure.Dot, Text: "the model: taint put on"},
 			{Tone: figure.Orange, Shape: figure.Dot, Text: "the controller: taint put on"},
 			{Tone: figure.Orange, Shape: figure.Cross, Text: "taken off"},
+			{Tone: figure.Muted, Shape: figure.Bar, Open: true, Text: "no longer watched"},
 		},
 	}
 	return tl.SVG()

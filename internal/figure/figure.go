@@ -229,6 +229,7 @@ type Key struct {
 	Tone  Tone
 	Shape Shape
 	Text  string
+	Open  bool // a Bar drawn pale, as a timeline's open span is
 }
 
 // A Shape is how a key or a mark is drawn.
@@ -265,7 +266,11 @@ func (c *canvas) legend(y float64, keys []Key) float64 {
 	for i, row := range rows {
 		x := 16.0
 		for _, k := range row {
-			c.shape(x+6, y+float64(i)*18-4, k.Tone, k.Shape, "")
+			if k.Open && k.Shape == Bar {
+				fmt.Fprintf(&c.b, `<rect x="%s" y="%s" width="12" height="8" class="f-%s" fill-opacity="0.35"/>`+"\n", n(x), n(y+float64(i)*18-8), k.Tone)
+			} else {
+				c.shape(x+6, y+float64(i)*18-4, k.Tone, k.Shape, "")
+			}
 			c.text(x+16, y+float64(i)*18, "start", Ink, k.Text, "")
 			x += 16 + textWidth(k.Text) + 18
 		}
