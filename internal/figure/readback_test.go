@@ -602,3 +602,26 @@ func readStates(st States) string {
 func TestStatesReadBack(t *testing.T) {
 	prop.Check(t, 300, 2026, genStates, shrinkStates, readStates)
 }
+
+// TestOpenKeyLooksLikeAnOpenSpan: a legend key for open spans is drawn
+// pale, as they are, and any other key solid.
+func TestOpenKeyLooksLikeAnOpenSpan(t *testing.T) {
+	tl := Timeline{Title: "t", Desc: "d", Legend: []Key{{Tone: Green, Shape: Bar, Text: "open", Open: true}, {Tone: Blue, Shape: Bar, Text: "closed"}},
+		Rows: []Row{{Label: "r", Spans: []Span{{From: 1, Tone: Green, Open: true, Title: "a"}, {From: 0, To: 1, Tone: Blue, Title: "b"}}}}}
+	els, msg := drawn(tl.SVG())
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	pale := map[string]bool{}
+	for _, e := range els {
+		if e.name == "rect" && e.attr["class"] != "bg" {
+			pale[e.attr["class"]+" "+e.title] = e.attr["fill-opacity"] != ""
+		}
+	}
+	want := map[string]bool{"f-green ": true, "f-blue ": false, "f-green a": true, "f-blue b": false}
+	for k, v := range want {
+		if pale[k] != v {
+			t.Errorf("%q drawn pale %v, want %v (all: %v)", k, pale[k], v, pale)
+		}
+	}
+}

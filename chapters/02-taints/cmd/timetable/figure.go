@@ -22,7 +22,7 @@ func drawTimetable(rows []taints.Row, ts []taints.Taint) []byte {
 		Legend: []figure.Key{
 			{Tone: figure.Red, Shape: figure.Cross, Text: "leaves at once"},
 			{Tone: figure.Blue, Shape: figure.Bar, Text: "stays for its tolerationSeconds"},
-			{Tone: figure.Green, Shape: figure.Bar, Text: "never leaves"},
+			{Tone: figure.Green, Shape: figure.Bar, Open: true, Text: "never leaves"},
 		},
 	}
 	var desc []string
