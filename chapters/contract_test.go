@@ -455,7 +455,9 @@ func TestContractCatches(t *testing.T) {
 		{"figures", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "figures", "notes.txt"), "") }},
 		{"figures", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "cmd", "timetable", "figures_test.go")) }},
 		{"solve", func(t *testing.T, dir string) { os.Chmod(filepath.Join(dir, "lab", "solve.sh"), 0o644) }},
-		{"solve", func(t *testing.T, dir string) { edit(t, dir, "lab/later.sh", "# Its checks: outage-*", "# Its checks: outgae-*") }},
+		{"solve", func(t *testing.T, dir string) {
+			edit(t, dir, "lab/later.sh", "# Its checks: outage-*", "# Its checks: outgae-*")
+		}},
 		{"solve", func(t *testing.T, dir string) { edit(t, dir, "lab/later.sh", "# Its checks:", "# Checks:") }},
 		{"check-unit", func(t *testing.T, dir string) {
 			files, _ := filepath.Glob(filepath.Join(dir, "check", "*_test.go"))

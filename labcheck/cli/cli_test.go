@@ -273,10 +273,10 @@ func TestOnlyAndSkipChooseChecks(t *testing.T) {
 	kubeconfig := fakeServer(t)
 	course := fakeCourse(t)
 	for _, c := range []struct {
-		args     []string
-		code     int
-		checks   string
-		warning  string
+		args    []string
+		code    int
+		checks  string
+		warning string
 	}{
 		{args: []string{"--chapter", "1", "--only", "one-fail"}, code: 1, checks: "1.2 one-fail", warning: "1 of the 2 checks ran (--only one-fail), so the score is theirs, not the lab's"},
 		{args: []string{"--chapter", "1", "--skip", "*-fail"}, code: 0, checks: "1.1 one-pass", warning: "1 of the 2 checks ran (--skip *-fail), so the score is theirs, not the lab's"},
