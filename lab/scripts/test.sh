@@ -116,10 +116,6 @@ go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.j
 
 go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
 
-# chapter DIR: the chapter's end-to-end tests, then its checks against its
-# cheats, the untouched cluster and the reference solution. Each step ends
-# the chapter on failure by itself (|| return): a function run as a lane is
-# on the left of || or in the background, where set -e does not reach.
 # later_checks prints the checks a chapter's lab/later.sh is judged by,
 # from its line "# Its checks: PATTERNS" (labcheck --only's patterns).
 later_checks() {
@@ -129,6 +125,10 @@ later_checks() {
 	echo "$checks"
 }
 
+# chapter DIR: the chapter's end-to-end tests, then its checks against its
+# cheats, the untouched cluster and the reference solution. Each step ends
+# the chapter on failure by itself (|| return): a function run as a lane is
+# on the left of || or in the background, where set -e does not reach.
 chapter() {
 	local dir=$1 n pkgs later
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
