@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -34,8 +35,9 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 // JavaScript eval).
 const DemoCSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'"
 
-// assetFiles returns the static files every page uses, by output path.
-func assetFiles() map[string][]byte {
+// assetFiles returns the static files every page uses, by output path,
+// read and minified once; the map and its bytes are not to be changed.
+var assetFiles = sync.OnceValue(func() map[string][]byte {
 	out := map[string][]byte{}
 	fs.WalkDir(embedded, "assets", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -55,7 +57,7 @@ func assetFiles() map[string][]byte {
 	css := out["_assets/site.css"]
 	out["_assets/site.css"] = append(css[:len(css):len(css)], minifyCSS([]byte(figure.StyleSheet))...)
 	return out
-}
+})
 
 // defaultIndex stands in for a missing README.md.
 const defaultIndex = `# opslab: who decides when a Pod goes away
@@ -416,11 +418,12 @@ func lexerFor(lang string) chroma.Lexer {
 	return lexers.Fallback
 }
 
-// assetBytes is the weight of the CSS and scripts every page loads.
-func assetBytes() int {
+// assetBytes is the weight of the CSS and scripts every page loads, every
+// asset counted: what a source page's layout allows for them.
+var assetBytes = sync.OnceValue(func() int {
 	n := 0
 	for _, data := range assetFiles() {
 		n += len(data)
 	}
 	return n
-}
+})
