@@ -77,7 +77,7 @@ func (w Workspace) Refresh() (wrote []string, replaced map[string]bool, err erro
 		}
 		rel, _ := filepath.Rel(tmp, p)
 		rel = filepath.ToSlash(rel)
-		if !strings.HasSuffix(rel, "_test.go") && !strings.HasPrefix(rel, "testdata/") {
+		if !chapterOwned(rel) {
 			return nil
 		}
 		want, err := os.ReadFile(p)
@@ -140,9 +140,7 @@ func (w Workspace) sealInto(g Workspace) error {
 		Module+"/"+w.ModelDir(), Module+"/"+g.Dir()); err != nil {
 		return err
 	}
-	code := func(rel string) bool {
-		return strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") && !strings.HasPrefix(rel, "testdata/") && !strings.Contains(rel, "/testdata/")
-	}
+	code := func(rel string) bool { return strings.HasSuffix(rel, ".go") && !chapterOwned(rel) }
 	// The chapter's own code goes: the copy's code is the learner's alone.
 	err := filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -179,6 +177,13 @@ func (w Workspace) sealInto(g Workspace) error {
 		}
 		return os.WriteFile(out, []byte(imports.Replace(string(src))), 0o644)
 	})
+}
+
+// chapterOwned reports whether a workspace's file, a slash path relative to
+// it, belongs to the chapter rather than to the learner: a test file, or a
+// file under a testdata directory.
+func chapterOwned(rel string) bool {
+	return strings.HasSuffix(rel, "_test.go") || strings.HasPrefix(rel, "testdata/") || strings.Contains(rel, "/testdata/")
 }
 
 // State is a learner's progress in a workspace.
