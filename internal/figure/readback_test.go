@@ -177,25 +177,27 @@ func genTimeline(r *rand.Rand) Timeline {
 // without returns xs without its i-th element, leaving xs as it was.
 func without[T any](xs []T, i int) []T { return slices.Delete(slices.Clone(xs), i, i+1) }
 
-func shrinkTimeline(tl Timeline) []Timeline {
-	var out []Timeline
-	for i := range tl.Rows {
-		less := tl
-		less.Rows = without(tl.Rows, i)
-		out = append(out, less)
-		for j := range tl.Rows[i].Spans {
-			less := tl
-			less.Rows = slices.Clone(tl.Rows)
-			less.Rows[i].Spans = without(tl.Rows[i].Spans, j)
-			out = append(out, less)
-		}
-	}
-	for k := range tl.Lines {
-		less := tl
-		less.Lines = without(tl.Lines, k)
+// fewer returns copies of c, each with one of xs[from:] left out, put in
+// the copy by set: the shrinkers' one move.
+func fewer[C, T any](c C, xs []T, from int, set func(*C, []T)) []C {
+	var out []C
+	for i := from; i < len(xs); i++ {
+		less := c
+		set(&less, without(xs, i))
 		out = append(out, less)
 	}
 	return out
+}
+
+func shrinkTimeline(tl Timeline) []Timeline {
+	out := fewer(tl, tl.Rows, 0, func(t *Timeline, rows []Row) { t.Rows = rows })
+	for i, r := range tl.Rows {
+		out = append(out, fewer(tl, r.Spans, 0, func(t *Timeline, spans []Span) {
+			t.Rows = slices.Clone(t.Rows)
+			t.Rows[i].Spans = spans
+		})...)
+	}
+	return append(out, fewer(tl, tl.Lines, 0, func(t *Timeline, lines []VLine) { t.Lines = lines })...)
 }
 
 // readTimeline checks a drawn timeline against its data.
@@ -346,27 +348,15 @@ func genChart(r *rand.Rand) Chart {
 }
 
 func shrinkChart(ch Chart) []Chart {
-	var out []Chart
-	for i := range ch.Series {
-		less := ch
-		less.Series = without(ch.Series, i)
-		out = append(out, less)
-		for j := range ch.Series[i].Points {
-			if j == 0 {
-				continue
-			}
-			less := ch
-			less.Series = slices.Clone(ch.Series)
-			less.Series[i].Points = without(ch.Series[i].Points, j)
-			out = append(out, less)
-		}
+	out := fewer(ch, ch.Series, 0, func(c *Chart, series []Series) { c.Series = series })
+	for i, s := range ch.Series {
+		// A series keeps its first point, at X 0.
+		out = append(out, fewer(ch, s.Points, 1, func(c *Chart, points []Point) {
+			c.Series = slices.Clone(c.Series)
+			c.Series[i].Points = points
+		})...)
 	}
-	for k := range ch.Marks {
-		less := ch
-		less.Marks = without(ch.Marks, k)
-		out = append(out, less)
-	}
-	return out
+	return append(out, fewer(ch, ch.Marks, 0, func(c *Chart, marks []Mark) { c.Marks = marks })...)
 }
 
 // vertex is a corner of a drawn path.
@@ -523,13 +513,7 @@ func genStates(r *rand.Rand) States {
 }
 
 func shrinkStates(st States) []States {
-	var out []States
-	for k := range st.Edges {
-		less := st
-		less.Edges = without(st.Edges, k)
-		out = append(out, less)
-	}
-	return out
+	return fewer(st, st.Edges, 0, func(s *States, edges []Edge) { s.Edges = edges })
 }
 
 // readStates checks a drawn diagram: every state is a box around its
