@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -157,6 +158,9 @@ func Select(checks []Check, only, skip []string) ([]Check, error) {
 		ok, _ := path.Match(pattern, c.ID)
 		return ok
 	}
+	matchesAny := func(patterns []string, c Check) bool {
+		return slices.ContainsFunc(patterns, func(p string) bool { return matches(p, c) })
+	}
 	for _, set := range []struct {
 		flag     string
 		patterns []string
@@ -165,25 +169,14 @@ func Select(checks []Check, only, skip []string) ([]Check, error) {
 			if _, err := path.Match(p, ""); err != nil {
 				return nil, fmt.Errorf("%s %q is not a check ID or a pattern such as outage-*", set.flag, p)
 			}
-			found := false
-			for _, c := range checks {
-				found = found || matches(p, c)
-			}
-			if !found {
+			if !slices.ContainsFunc(checks, func(c Check) bool { return matches(p, c) }) {
 				return nil, fmt.Errorf("%s %q matches no check", set.flag, p)
 			}
 		}
 	}
 	var out []Check
 	for _, c := range checks {
-		in := len(only) == 0
-		for _, p := range only {
-			in = in || matches(p, c)
-		}
-		for _, p := range skip {
-			in = in && !matches(p, c)
-		}
-		if in {
+		if (len(only) == 0 || matchesAny(only, c)) && !matchesAny(skip, c) {
 			out = append(out, c)
 		}
 	}
