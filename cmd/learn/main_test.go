@@ -51,8 +51,8 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// write-in FILE FUNC BODY: write, on a file anywhere in the
-			// script's directory.
+			// write-in FILE FUNC BODY: as write, on FILE relative to the
+			// script's directory rather than to the workspace.
 			"write-in": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 3 {
 					ts.Fatalf("usage: write-in FILE FUNC BODY")
