@@ -98,22 +98,25 @@ func compare(ctx context.Context, t *testing.T, k kubernetes.Interface, r *resou
 	// The cluster.
 	create(ctx, t, k, ns, app+"-ready", app, s.ready, "")
 	create(ctx, t, k, ns, app+"-slow", app, s.unready, "1h")
-	for i, b := range s.budgets {
-		if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, apiBudget(fmt.Sprintf("%s-%d", app, i), app, b), metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// The slow pods are Ready an hour after they start: only the ready
 	// ones can be Ready within the test.
 	cond, byApp := conditions.New(r), resources.WithLabelSelector("app="+app)
 	var pods corev1.PodList
 	labenv.Poll(ctx, t, 90*time.Second, "pods started", cond.ResourceListMatchN(&pods, s.ready+s.unready, running, byApp))
 	labenv.Poll(ctx, t, 60*time.Second, "pods Ready", cond.ResourceListMatchN(&pods, s.ready, isReady, byApp))
+	// The budgets come once the pods are Ready: the disruption controller
+	// counts each when it is created, and of two budgets over the same
+	// pods, a pod's later change reaches only one, picked at random
+	// (TestOverlappingBudgetsGoStale), so a budget made before the pods
+	// were Ready could wait for them forever.
+	for i, b := range s.budgets {
+		if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, apiBudget(fmt.Sprintf("%s-%d", app, i), app, b), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i := range s.budgets {
 		b := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", app, i), Namespace: ns}}
-		// As long as the pods may take: the disruption controller counts a
-		// budget when one of its pods' events reaches it, and a budget over
-		// another's pods waits its turn (TestOverlappingBudgetsGoStale).
+		// As long as the pods may take, on a busy machine.
 		labenv.Poll(ctx, t, 90*time.Second, "budget "+b.Name+" counted", cond.ResourceMatch(b, func(o k8s.Object) bool {
 			b := o.(*policyv1.PodDisruptionBudget)
 			return b.Status.ObservedGeneration >= b.Generation && int(b.Status.CurrentHealthy) == s.ready
