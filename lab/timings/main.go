@@ -1,0 +1,209 @@
+// Timings prints make test's timetable: every step and lane it ran, when it
+// started and ended, its wall and CPU seconds, and the peak memory of the
+// lab clusters, so every run shows where its time went. It reads what
+// lab/scripts/test.sh recorded and writes the same as JSON.
+//
+// Usage:
+//
+//	timings STEPS.tsv MEMORY.tsv OUT.json
+//
+// STEPS.tsv has a line per step, tab-separated: lane, step, start and end
+// (Unix milliseconds), CPU seconds of the step and its children, exit
+// status. MEMORY.tsv has a line per sample: Unix milliseconds, cluster,
+// resident megabytes of its processes. Either may be empty or missing.
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// A Step is one timed step of make test.
+type Step struct {
+	Lane   string  `json:"lane"`
+	Name   string  `json:"step"`
+	Start  float64 `json:"start_s"` // seconds since the first step began
+	End    float64 `json:"end_s"`
+	Wall   float64 `json:"wall_s"`
+	CPU    float64 `json:"cpu_s"`
+	Status int     `json:"status"`
+}
+
+// Timings is what OUT.json holds.
+type Timings struct {
+	Wall  float64 `json:"wall_s"` // from the first step's start to the last one's end
+	CPU   float64 `json:"cpu_s"`  // the steps' CPU, summed (lanes overlap, so it can exceed Wall)
+	Steps []Step  `json:"steps"`
+	// PeakMB is each cluster's largest resident memory seen, and "all" the
+	// largest sum over the clusters up at one time.
+	PeakMB map[string]float64 `json:"peak_mb"`
+}
+
+func main() {
+	log.SetPrefix("timings: ")
+	log.SetFlags(0)
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: timings STEPS.tsv MEMORY.tsv OUT.json")
+		os.Exit(2)
+	}
+	steps, err := readSteps(os.Args[1])
+	if err != nil {
+		log.Fatal(err)
+	}
+	peak, err := readMemory(os.Args[2])
+	if err != nil {
+		log.Fatal(err)
+	}
+	t := timetable(steps, peak)
+	printTable(os.Stdout, t)
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(os.Args[3], append(b, '\n'), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// rawStep is a line of STEPS.tsv, its times in Unix milliseconds.
+type rawStep struct {
+	lane, name string
+	start, end int64
+	cpu        float64
+	status     int
+}
+
+// lines returns the tab-separated fields of each non-empty line of a file;
+// a missing file has none.
+func lines(name string, fields int) ([][]string, error) {
+	f, err := os.Open(name)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out [][]string
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != fields {
+			return nil, fmt.Errorf("%s:%d: %d fields, want %d", name, n, len(f), fields)
+		}
+		out = append(out, f)
+	}
+	return out, sc.Err()
+}
+
+func readSteps(name string) ([]rawStep, error) {
+	ls, err := lines(name, 6)
+	if err != nil {
+		return nil, err
+	}
+	var steps []rawStep
+	for _, f := range ls {
+		s := rawStep{lane: f[0], name: f[1]}
+		var errs [4]error
+		s.start, errs[0] = strconv.ParseInt(f[2], 10, 64)
+		s.end, errs[1] = strconv.ParseInt(f[3], 10, 64)
+		s.cpu, errs[2] = strconv.ParseFloat(f[4], 64)
+		s.status, errs[3] = strconv.Atoi(f[5])
+		for _, e := range errs {
+			if e != nil {
+				return nil, fmt.Errorf("%s: step %q: %v", name, s.name, e)
+			}
+		}
+		steps = append(steps, s)
+	}
+	return steps, nil
+}
+
+// readMemory returns each cluster's peak resident megabytes, and under
+// "all" the peak of their sum at one sample time.
+func readMemory(name string) (map[string]float64, error) {
+	ls, err := lines(name, 3)
+	if err != nil {
+		return nil, err
+	}
+	peak := map[string]float64{}
+	sum := map[string]float64{}
+	for _, f := range ls {
+		mb, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		peak[f[1]] = max(peak[f[1]], mb)
+		sum[f[0]] += mb
+	}
+	for _, mb := range sum {
+		peak["all"] = max(peak["all"], mb)
+	}
+	return peak, nil
+}
+
+func timetable(raw []rawStep, peak map[string]float64) Timings {
+	t := Timings{Steps: []Step{}, PeakMB: peak}
+	if len(raw) == 0 {
+		return t
+	}
+	first, last := raw[0].start, raw[0].end
+	for _, s := range raw {
+		first, last = min(first, s.start), max(last, s.end)
+	}
+	for _, s := range raw {
+		t.Steps = append(t.Steps, Step{
+			Lane: s.lane, Name: s.name,
+			Start:  float64(s.start-first) / 1000,
+			End:    float64(s.end-first) / 1000,
+			Wall:   float64(s.end-s.start) / 1000,
+			CPU:    s.cpu,
+			Status: s.status,
+		})
+		t.CPU += s.cpu
+	}
+	slices.SortStableFunc(t.Steps, func(a, b Step) int { return cmp.Compare(a.Start, b.Start) })
+	t.Wall = float64(last-first) / 1000
+	return t
+}
+
+func printTable(w io.Writer, t Timings) {
+	fmt.Fprintln(w, "\nwhere make test's time went (seconds since it began; CPU of each step and its children):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "start\tend\twall\tcpu\t\tlane\tstep\t")
+	for _, s := range t.Steps {
+		mark := ""
+		if s.Status != 0 {
+			mark = fmt.Sprintf("exit %d", s.Status)
+		}
+		fmt.Fprintf(tw, "%.0f\t%.0f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", s.Start, s.End, s.Wall, s.CPU, mark, s.Lane, s.Name)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "in all: %.0f s of wall time, %.0f s of CPU in the steps\n", t.Wall, t.CPU)
+	if len(t.PeakMB) > 0 {
+		names := make([]string, 0, len(t.PeakMB))
+		for n := range t.PeakMB {
+			if n != "all" {
+				names = append(names, n)
+			}
+		}
+		slices.Sort(names)
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s %.0f MB", n, t.PeakMB[n]))
+		}
+		fmt.Fprintf(w, "the lab clusters' peak resident memory: %s; all at once %.0f MB\n", strings.Join(parts, ", "), t.PeakMB["all"])
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Lanes overlap: the timetable is ordered by start, its wall time runs from
+// the first start to the last end, and its CPU is the steps' sum.
+func TestTimetable(t *testing.T) {
+	steps, err := readSteps(write(t, "steps.tsv", ""+
+		"main\tgo test ./...\t1000\t61000\t95.5\t0\n"+
+		"02-taints\tchapter 2: e2e\t70000\t100000\t20\t0\n"+
+		"main\tlab binaries\t61000\t71000\t3.25\t1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, err := readMemory(write(t, "mem.tsv", ""+
+		"1000\topslab-test\t500\n"+
+		"1000\topslab-test-4\t400\n"+
+		"3000\topslab-test\t700\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := timetable(steps, peak)
+	want := Timings{
+		Wall: 99, CPU: 118.75,
+		Steps: []Step{
+			{Lane: "main", Name: "go test ./...", Start: 0, End: 60, Wall: 60, CPU: 95.5},
+			{Lane: "main", Name: "lab binaries", Start: 60, End: 70, Wall: 10, CPU: 3.25, Status: 1},
+			{Lane: "02-taints", Name: "chapter 2: e2e", Start: 69, End: 99, Wall: 30, CPU: 20},
+		},
+		PeakMB: map[string]float64{"opslab-test": 700, "opslab-test-4": 400, "all": 900},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("timetable (-want +got):\n%s", diff)
+	}
+	var b strings.Builder
+	printTable(&b, got)
+	for _, s := range []string{"exit 1", "in all: 99 s of wall time, 119 s of CPU", "all at once 900 MB"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the printed table lacks %q:\n%s", s, b.String())
+		}
+	}
+}
+
+// A malformed line is refused with its file and line, never skipped.
+func TestMalformedLine(t *testing.T) {
+	_, err := readSteps(write(t, "steps.tsv", "main\tgo vet\t1\n"))
+	if err == nil || !strings.Contains(err.Error(), "steps.tsv:1: 3 fields, want 6") {
+		t.Errorf("readSteps = %v, want an error naming steps.tsv:1 and its 3 fields", err)
+	}
+}
