@@ -34,7 +34,7 @@ func (v violation) String() string { return v.rule + ": " + v.msg }
 // roles are the subdirectories a chapter may have; required ones marked.
 var roles = map[string]bool{
 	"kube": false, "check": true, "cmd": true, "e2e": true, "demo": true, "upstream": false, "lab": true, "testdata": false,
-	"figures": true, "track": true,
+	"figures": true, "track": true, "plants": false,
 }
 
 // sharedSections are the H2 sections every chapter's README has, with these
@@ -111,9 +111,10 @@ func checkChapter(repo, dir, title string) []violation {
 				bad("layout", "%s/ is not a role of the contract (%s)", e.Name(), strings.Join(roleNames(), ", "))
 			}
 			have[e.Name()] = true
-		case e.Name() == "README.md", strings.HasSuffix(e.Name(), ".go"):
+		case strings.HasSuffix(e.Name(), ".md"), strings.HasSuffix(e.Name(), ".go"):
+			// README.md is the path; EVIDENCE.md and deep dives sit beside it.
 		default:
-			bad("layout", "%s: a chapter's root holds README.md and the model's Go files only", e.Name())
+			bad("layout", "%s: a chapter's root holds its Markdown pages (README.md, EVIDENCE.md) and the model's Go files only", e.Name())
 		}
 	}
 	for r, required := range roles {
