@@ -167,6 +167,8 @@ func TestComputeZoneState(t *testing.T) {
 		{"two_of_three", "67 % down but only two nodes: more than two are needed", []Status{Unknown, Unknown, True}, Normal},
 		{"three_of_five", "60 % of five, three nodes", []Status{Unknown, False, Unknown, True, True}, PartialDisruption},
 		{"three_of_six", "50 % is under 55 %", []Status{Unknown, Unknown, Unknown, True, True, True}, Normal},
+		{"exactly_55_percent", "11 of 20 is 55 % exactly: at least the threshold is partial", statuses(20, 11), PartialDisruption},
+		{"just_under_55_percent", "10 of 19 is 52.6 %: under the threshold", statuses(19, 10), Normal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,6 +176,72 @@ func TestComputeZoneState(t *testing.T) {
 				t.Errorf("ComputeZoneState(%v) = %s, want %s (%s)", tt.ready, got, tt.want, tt.reason)
 			}
 		})
+	}
+}
+
+// statuses returns n statuses, the first down of them Unknown.
+func statuses(n, down int) []Status {
+	out := make([]Status, n)
+	for i := range out {
+		out[i] = True
+		if i < down {
+			out[i] = Unknown
+		}
+	}
+	return out
+}
+
+// TestTainterZoneSizeBoundary: a partly disrupted zone of exactly
+// --large-cluster-size-threshold nodes (50) is small and stops tainting; one
+// node more makes it large, and it taints at the secondary rate.
+func TestTainterZoneSizeBoundary(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		size   int
+		want   map[string]int
+		rate   float64
+	}{
+		{"fifty_nodes_small", "50 nodes is not more than 50: small, nothing is tainted", 50, map[string]int{}, 0},
+		{"fifty_one_nodes_large", "51 nodes is more than 50: large, one taint every 100 s", 51, map[string]int{"a-0": 0, "a-1": 100}, 0.01},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTainter(DefaultRates())
+			nodes := append(zoneNodes("a", tt.size, 40, Unknown), zoneNodes("b", 3, 0, True)...)
+			got := run(tr, nodes, 150*time.Second)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("taint times in a zone of %d (%s) (-want +got):\n%s", tt.size, tt.reason, diff)
+			}
+			if s, r := tr.Zone("a"); s != PartialDisruption || r != tt.rate {
+				t.Errorf("Zone(a) = %s, %v, want PartialDisruption, %v", s, r, tt.rate)
+			}
+		})
+	}
+}
+
+// TestTainterNewRateStartsDrained: when a zone's rate changes, the new
+// bucket starts with a token only if the old one had one (SwapLimiter). Here
+// the normal bucket spent its token on a-0 a second before the zone turned
+// partly disrupted, so the secondary bucket starts empty: a-1 waits the
+// secondary rate's 100 s, not 0.
+func TestTainterNewRateStartsDrained(t *testing.T) {
+	tr := NewTainter(DefaultRates())
+	healthy := zoneNodes("b", 3, 0, True)
+	if got := run(tr, append(zoneNodes("a", 60, 1, Unknown), healthy...), 0); got["a-0"] != 0 || len(got) != 1 {
+		t.Fatalf("first pass tainted %v, want a-0 at 0 s", got)
+	}
+	nodes := append(zoneNodes("a", 60, 40, Unknown), healthy...)
+	added := map[string]int{}
+	for s := time.Second; s <= 150*time.Second; s += time.Second {
+		for _, c := range tr.Step(t0.Add(s), nodes) {
+			if c.Added {
+				added[c.Node] = int(s / time.Second)
+			}
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"a-1": 101}, added); diff != "" {
+		t.Errorf("taint times after the zone turned partial (-want +got):\n%s", diff)
 	}
 }
 

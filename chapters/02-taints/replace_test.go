@@ -48,3 +48,32 @@ func TestTerminatingPodRemoved(t *testing.T) {
 		})
 	}
 }
+
+func TestGoneAtOnce(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		d      Deletion
+		want   bool
+	}{
+		{"running_default_grace", "a scheduled, running pod with the default 30 s is only marked: the kubelet must confirm",
+			Deletion{GraceSeconds: 30, Scheduled: true}, false},
+		{"grace_zero", "a grace period of 0 deletes the object at once, whatever runs on the node",
+			Deletion{GraceSeconds: 0, Scheduled: true}, true},
+		{"grace_negative", "a negative grace period counts as 1 s: marked, not gone",
+			Deletion{GraceSeconds: -5, Scheduled: true}, false},
+		{"unscheduled", "a pod on no node has no kubelet to wait for",
+			Deletion{GraceSeconds: 30}, true},
+		{"terminal", "a Succeeded or Failed pod runs nothing: gone at once",
+			Deletion{GraceSeconds: 30, Scheduled: true, Terminal: true}, true},
+		{"finalizer_keeps", "a pending finalizer keeps even a grace-0 pod, marked",
+			Deletion{GraceSeconds: 0, Scheduled: true, Finalizers: true}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.d.GoneAtOnce(); got != tt.want {
+				t.Errorf("%+v.GoneAtOnce() = %v, want %v (%s)", tt.d, got, tt.want, tt.reason)
+			}
+		})
+	}
+}

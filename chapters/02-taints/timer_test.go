@@ -99,24 +99,27 @@ func TestOneNumberTwoIncidents(t *testing.T) {
 		reason   string
 		owner    Owner
 		tols     []Toleration
-		healAt   int // seconds after the taint when the node answers again; never for a dead node
-		deleted  int // seconds after the taint when the pod is deleted (marked Terminating); never
-		replaced int // seconds after the taint when its owner creates a replacement; never
+		healAt   int   // seconds after the taint when the node answers again; never for a dead node
+		grace    int64 // the pod's terminationGracePeriodSeconds
+		deleted  int   // seconds after the taint when the pod is deleted (marked Terminating); never
+		replaced int   // seconds after the taint when its owner creates a replacement; never
 	}{
 		{"cache_short_partition", "the default 300 s rides out a 4 min partition: nothing is deleted",
-			ReplicaSet, def, 240, never, never},
+			ReplicaSet, def, 240, 30, never, never},
 		{"cache_long_partition", "a 20 min partition: after 300 s the ReplicaSet starts an empty copy elsewhere while the old one, warm, is still Terminating on the cut-off node",
-			ReplicaSet, def, 1200, 300, 300},
+			ReplicaSet, def, 1200, 30, 300, 300},
 		{"db_long_partition", "the same partition deletes db-0 after 300 s, but the StatefulSet waits for the old object: no copy elsewhere, db-0 is restarted when the node is back",
-			StatefulSet, def, 1200, 300, 1200},
+			StatefulSet, def, 1200, 30, 300, 1200},
 		{"db_long_partition_6000s", "with 6000 s the partition moves and restarts nothing",
-			StatefulSet, long, 1200, never, never},
+			StatefulSet, long, 1200, 30, never, never},
 		{"cache_dead_node", "on a dead node the default keeps the pod, and the service a replica short, for 300 s; then the ReplicaSet replaces it",
-			ReplicaSet, def, never, 300, 300},
+			ReplicaSet, def, never, 30, 300, 300},
 		{"db_dead_node", "on a dead node the deletion after 300 s does not help a StatefulSet: db-0 stays Terminating and is never replaced without the Node deleted or the out-of-service taint",
-			StatefulSet, def, never, 300, never},
+			StatefulSet, def, never, 30, 300, never},
+		{"db_dead_node_grace_0", "with terminationGracePeriodSeconds 0 the deletion at 300 s removes db-0 at once, and the StatefulSet creates a new db-0 elsewhere while the old one may still run on the lost node",
+			StatefulSet, def, never, 0, 300, 300},
 		{"db_dead_node_6000s", "on a dead node the 6000 s pod stays 100 min before it is even deleted",
-			StatefulSet, long, never, 6000, never},
+			StatefulSet, long, never, 30, 6000, never},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,12 +132,14 @@ func TestOneNumberTwoIncidents(t *testing.T) {
 			if tt.healAt != never {
 				tm.Observe(at(tt.healAt), nil, tt.tols)
 			}
-			// The replacement: at the deletion if the owner replaces a
-			// Terminating pod, else when the object goes.
+			// The replacement: at the deletion if the object goes at once
+			// or the owner replaces a Terminating pod, else when the
+			// object goes.
+			gone := Deletion{GraceSeconds: tt.grace, Scheduled: true}.GoneAtOnce()
 			replaced := never
 			switch {
 			case deleted == never:
-			case Replaces(tt.owner, OldPod{Exists: true, Terminating: true}):
+			case Replaces(tt.owner, OldPod{Exists: !gone, Terminating: !gone}):
 				replaced = deleted
 			case tt.healAt != never && TerminatingPodRemoved(true, false, false) && Replaces(tt.owner, OldPod{}):
 				replaced = tt.healAt
