@@ -96,6 +96,10 @@ test: ## every test: go test ./..., then the end-to-end suite on a private clust
 test-unit: ## the tests that need no cluster
 	@$(GO) test ./...
 
+.PHONY: chapter-figures
+chapter-figures: ## each chapter's figures against the budgets of its shape: words, lab steps, words before the first command, sentences, links, tests named
+	@$(GO) run ./cmd/chapterfigures
+
 chapter = $(or $(wildcard chapters/0$(1)-*),$(error there is no chapter $(1); the chapters are $(notdir $(wildcard chapters/*))))
 
 check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on your cluster and show your track's steps

@@ -182,12 +182,20 @@ func (f *Figures) Breaches() []Breach {
 		bad(RuleSentences, "the average sentence is %.1f words (%s in %d), over %d: one idea a sentence", f.AvgSentence, Thousands(f.SentenceWords), f.Sentences, SentenceWords)
 	}
 	if len(f.TestNames) > 0 {
-		bad(RuleTestNames, "%d test names in the path (%s): they belong on EVIDENCE.md, reached by the claim's footnote", len(f.TestNames), mentions(f.TestNames))
+		bad(RuleTestNames, "%s in the path (%s): they belong on EVIDENCE.md, reached by the claim's footnote", plural(len(f.TestNames), "test name"), mentions(f.TestNames))
 	}
 	if len(f.LineNumbers) > 0 {
-		bad(RuleLineNumbers, "%d line numbers in the path (%s): they belong on EVIDENCE.md", len(f.LineNumbers), mentions(f.LineNumbers))
+		bad(RuleLineNumbers, "%s in the path (%s): they belong on EVIDENCE.md", plural(len(f.LineNumbers), "line number"), mentions(f.LineNumbers))
 	}
 	return out
+}
+
+// plural returns "1 test name" or "3 test names".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // mentions lists the first few mentions as "TestX (line 12)".
@@ -241,7 +249,8 @@ func Measure(dir string) (*Figures, error) {
 // are left for the caller.
 func MeasureSource(name string, src []byte) *Figures {
 	doc, root := prose.ParseTree(name, src)
-	m := &measure{doc: doc, f: &Figures{}, proofs: map[ast.Node]*prose.Proof{}}
+	// Empty lists, not null, for the JSON's readers.
+	m := &measure{doc: doc, f: &Figures{TestNames: []Mention{}, LineNumbers: []Mention{}}, proofs: map[ast.Node]*prose.Proof{}}
 	for _, p := range doc.Proofs {
 		m.proofs[p.Node()] = p
 	}
