@@ -157,19 +157,26 @@ func (s Status) String() string {
 }
 
 // expected returns the budget's ExpectedPods and DesiredHealthy for the
-// selected pods, as getExpectedPodCount does. scale gives the replicas of a
-// controller; pods without a controller count nowhere in a sum of scales
-// (upstream warns with an UnmanagedPods event and carries on).
-func expected(b *Budget, pods []*Pod, scale func(owner string) int) (expectedPods, desiredHealthy int) {
+// selected pods, as getExpectedPodCount does. owner gives the controller
+// whose scale counts for a pod's owner, and that scale: the two ReplicaSets
+// of a Deployment's rolling update are one controller, the Deployment, with
+// its replicas (getPodDeployment), so each controller counts once. Pods
+// without a controller count nowhere in a sum of scales (upstream warns
+// with an UnmanagedPods event and carries on).
+func expected(b *Budget, pods []*Pod, owner func(name string) (controller string, scale int)) (expectedPods, desiredHealthy int) {
 	sumOfScales := func() int {
 		var seen []string // a budget selects the pods of few controllers
 		total := 0
 		for _, p := range pods {
-			if p.Owner == "" || slices.Contains(seen, p.Owner) {
+			if p.Owner == "" {
 				continue
 			}
-			seen = append(seen, p.Owner)
-			total += scale(p.Owner)
+			ctl, scale := owner(p.Owner)
+			if slices.Contains(seen, ctl) {
+				continue
+			}
+			seen = append(seen, ctl)
+			total += scale
 		}
 		return total
 	}
@@ -233,8 +240,8 @@ func countHealthy(pods []*Pod, disruptedPods map[string]time.Duration, now time.
 }
 
 // computeStatus is the disruption controller's sync of one budget.
-func computeStatus(b *Budget, pods []*Pod, scale func(owner string) int, now time.Duration) Status {
-	expectedPods, desiredHealthy := expected(b, pods, scale)
+func computeStatus(b *Budget, pods []*Pod, owner func(name string) (controller string, scale int), now time.Duration) Status {
+	expectedPods, desiredHealthy := expected(b, pods, owner)
 	dp := disrupted(b.Status.DisruptedPods, pods, now)
 	currentHealthy := countHealthy(pods, dp, now)
 	allowed := currentHealthy - desiredHealthy

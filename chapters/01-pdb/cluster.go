@@ -91,6 +91,8 @@ const (
 	timerNodeUnreachable timerKind = iota
 	// The taint eviction controller deletes the pods of an unreachable node.
 	timerTaintEviction
+	// A pod of a rolling update turns available (minReadySeconds).
+	timerAvailable
 )
 
 // A Controller stands for a Deployment: it keeps Replicas pods with Labels,
@@ -103,6 +105,9 @@ type Controller struct {
 	ReadyAfter time.Duration
 
 	created int // pods created so far, which names the next one
+	// deployment names the Deployment in a rolling update whose ReplicaSet
+	// this controller is (see Rollout); "" when it stands for a Deployment.
+	deployment string
 
 	// The budgets that select the controller's pods, all of which carry
 	// Labels, and the budget version they were computed for.
@@ -130,7 +135,8 @@ type Cluster struct {
 	prefer         string // the budget the disruption controller picks for a pod several select
 	quiet          bool   // do not log pod creations
 	dirty          map[*Budget]bool
-	log            [][]Event // in chunks, so that a long log is never copied to grow
+	rollouts       map[string]*rollout // by Deployment
+	log            [][]Event           // in chunks, so that a long log is never copied to grow
 	watch          func(*Cluster)
 
 	// Counts kept as pods come and go, so that placing a replacement does
@@ -514,6 +520,8 @@ func (c *Cluster) fire(tm timer) {
 	c.timers = slices.DeleteFunc(c.timers, func(x timer) bool { return x == tm })
 	n := c.nodes[tm.node]
 	switch tm.kind {
+	case timerAvailable:
+		c.sync()
 	case timerNodeUnreachable:
 		// monitorNodeHealth: the Ready condition goes Unknown, the node is
 		// tainted unreachable, and MarkPodsNotReady turns its pods' Ready
@@ -793,6 +801,7 @@ func (c *Cluster) reconcile(ctl *Controller) {
 		}
 		c.place(p, ctl)
 		c.insert(p)
+		c.watchAvailable(p, ctl)
 		if !c.quiet {
 			c.record(Event{Kind: EventCreated, Pod: p.Name, Node: p.Node, Controller: ctl.Name, ReadyAt: p.ReadyAt, Placed: p.Node != ""})
 		}
@@ -923,16 +932,12 @@ func (c *Cluster) touchAll() {
 	}
 }
 
-// sync runs the disruption controller over every budget, if it is running.
+// sync runs the Deployment controller's rolling updates, then the
+// disruption controller over every budget, if it is running.
 func (c *Cluster) sync() {
+	c.progressRollouts()
 	if c.stopped {
 		return
-	}
-	scale := func(owner string) int {
-		if ctl, ok := c.controllers[owner]; ok {
-			return ctl.Replicas
-		}
-		return 0
 	}
 	for _, b := range c.budgets {
 		// A budget's status changes only when its pods, its spec, or the
@@ -941,7 +946,7 @@ func (c *Cluster) sync() {
 		if !c.dirty[b] && b.Status.ObservedGeneration == b.Generation && len(b.Status.DisruptedPods) == 0 {
 			continue
 		}
-		next := computeStatus(b, c.budgetPods[b], scale, c.now)
+		next := computeStatus(b, c.budgetPods[b], c.owner, c.now)
 		// updatePdbStatus writes only a status that changed, and every write
 		// gives the object a new resourceVersion.
 		if !next.equal(b.Status) {
@@ -960,13 +965,7 @@ func (c *Cluster) FreshStatus(name string) (Status, bool) {
 	if b == nil {
 		return Status{}, false
 	}
-	scale := func(owner string) int {
-		if ctl, ok := c.controllers[owner]; ok {
-			return ctl.Replicas
-		}
-		return 0
-	}
-	return computeStatus(b, c.budgetPods[b], scale, c.now), true
+	return computeStatus(b, c.budgetPods[b], c.owner, c.now), true
 }
 
 // BudgetNames returns the names of the budgets in the order they were added.

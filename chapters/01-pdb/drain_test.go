@@ -109,13 +109,37 @@ func TestDrainFailsOnSeveralBudgets(t *testing.T) {
 	}
 }
 
+// kubectl drain leaves the node cordoned however it ends: done, timed out,
+// or failed on an error it does not retry.
 func TestDrainCordonsTheNode(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(3)))
-	if _, err := c.Drain("pdb-1", 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := c.Node("pdb-1"); !n.Cordoned {
-		t.Error("pdb-1 is schedulable after a drain that gave up, want cordoned: kubectl drain does not uncordon")
+	one := Int(1)
+	for _, tt := range []struct {
+		name  string
+		floor func(*Budget)
+		extra *Budget
+		ended func(DrainResult) bool
+	}{
+		{name: "done", floor: minAvailable(Int(2)), ended: DrainResult.Done},
+		{name: "timed-out", floor: minAvailable(Int(3)), ended: func(r DrainResult) bool { return r.TimedOut }},
+		{name: "failed", floor: minAvailable(Int(1)), extra: &Budget{Name: "everything", Selector: &Selector{}, MaxUnavailable: &one},
+			ended: func(r DrainResult) bool { return len(r.Failed) > 0 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := web(t, 3, tt.floor)
+			if tt.extra != nil {
+				must(t, c.AddBudget(*tt.extra))
+			}
+			r, err := c.Drain("pdb-1", 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.ended(r) {
+				t.Fatalf("Drain(pdb-1) = %+v, want it %s", r, tt.name)
+			}
+			if n, _ := c.Node("pdb-1"); !n.Cordoned {
+				t.Errorf("pdb-1 is schedulable after a drain that ended %s, want cordoned: kubectl drain does not uncordon", tt.name)
+			}
+		})
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 	EventCordon            EventKind = "cordon"
 	EventUncordon          EventKind = "uncordon"
 	EventScale             EventKind = "scale"
+	EventRollout           EventKind = "rollout"
 	EventBudgetAdded       EventKind = "budget-added"
 	EventBudgetChanged     EventKind = "budget-changed"
 	EventControllerStopped EventKind = "controller-stopped"
@@ -95,6 +96,8 @@ func (e Event) String() string {
 		s = "uncordon " + e.Node
 	case EventScale:
 		s = fmt.Sprintf("scale %s: %s", e.Controller, e.Detail)
+	case EventRollout:
+		s = fmt.Sprintf("rolling update of %s: %s", e.Controller, e.Detail)
 	case EventBudgetAdded:
 		s = fmt.Sprintf("budget %s added: %s", e.Budget, e.Detail)
 	case EventBudgetChanged:

@@ -268,47 +268,35 @@ func TestStrictBudgetStillLetsSomeGo(t *testing.T) {
 			t.Errorf("EvictDryRun(web-2) = %s, want allowed: not Ready under AlwaysAllow", d)
 		}
 	})
+	// During a rolling update the surge pod is Ready before the
+	// Deployment counts it available (minReadySeconds), and the old pods
+	// are still there: four healthy pods. The two ReplicaSets are one
+	// controller, the Deployment, whose scale is 3, so every strict form
+	// of the budget allows one eviction; an integer minAvailable compares
+	// with the four pods that exist.
 	t.Run("surge", func(t *testing.T) {
-		c := web(t, 3, minAvailable(Int(3)))
-		must(t, c.AddController(Controller{Name: "web-v2", Labels: map[string]string{"app": "web"}, ReadyAfter: 15 * time.Second}))
-		must(t, c.Scale("web-v2", 1)) // the rollout's surge pod
-		if d := c.EvictDryRun("web-1"); d.Allowed {
-			t.Errorf("EvictDryRun(web-1) = %s while the surge pod starts, want refused", d)
-		}
-		must(t, c.Advance(15*time.Second))
-		if d := c.EvictDryRun("web-1"); !d.Allowed {
-			t.Errorf("EvictDryRun(web-1) = %s with the surge pod Ready, want allowed: 4 healthy over a floor of 3", d)
-		}
-	})
-}
-
-// A rolling update does not ask the budget: its ReplicaSet deletes old pods
-// even when the budget allows nothing. But the pods it makes unavailable
-// count against the budget, so while a rollout with maxUnavailable: 1 runs,
-// a drain's eviction is refused.
-func TestRolloutCountsAgainstBudget(t *testing.T) {
-	t.Run("not-limited", func(t *testing.T) {
-		c := web(t, 3, minAvailable(Int(3)))
-		must(t, c.AddController(Controller{Name: "web-v2", Labels: map[string]string{"app": "web"}, ReadyAfter: 15 * time.Second}))
-		must(t, c.Scale("web", 2)) // the old ReplicaSet scales down first
-		if n := readyPods(c); n != 2 {
-			t.Errorf("%d pods Ready after the rollout deleted an old one under minAvailable 3, want 2: it asks no budget", n)
-		}
-	})
-	t.Run("counts", func(t *testing.T) {
-		c := web(t, 3, minAvailable(Int(2)))
-		if d := c.EvictDryRun("web-1"); !d.Allowed {
-			t.Fatalf("EvictDryRun(web-1) = %s before the rollout, want allowed", d)
-		}
-		must(t, c.AddController(Controller{Name: "web-v2", Labels: map[string]string{"app": "web"}, ReadyAfter: 15 * time.Second}))
-		must(t, c.Scale("web", 2))
-		must(t, c.Scale("web-v2", 1))
-		if d := c.EvictDryRun("web-1"); d.Allowed || d.Code != CodeTooManyRequests {
-			t.Errorf("EvictDryRun(web-1) = %s during the rollout, want refused 429: 2 healthy over a floor of 2", d)
-		}
-		must(t, c.Advance(15*time.Second))
-		if d := c.EvictDryRun("web-1"); !d.Allowed {
-			t.Errorf("EvictDryRun(web-1) = %s once the new pod is Ready, want allowed", d)
+		for _, tt := range []struct {
+			floor func(*Budget)
+			want  counts
+		}{
+			{minAvailable(Int(3)), counts{4, 3, 4, 1}},
+			{maxUnavailable(Int(0)), counts{3, 3, 4, 1}},
+			{minAvailable(Percent(100)), counts{3, 3, 4, 1}},
+		} {
+			c := web(t, 3, tt.floor)
+			b := mustBudget(t, c, "web")
+			spec := b.Spec()
+			must(t, c.Rollout("web", Strategy{MaxSurge: 1, MinReady: 30 * time.Second}))
+			if d := c.EvictDryRun("web-1"); d.Allowed {
+				t.Errorf("%s: EvictDryRun(web-1) = %s while the surge pod starts, want refused", spec, d)
+			}
+			must(t, c.Advance(15*time.Second))
+			if got := countsOf(mustBudget(t, c, "web").Status); got != tt.want {
+				t.Errorf("%s with the surge pod Ready: status %+v, want %+v", spec, got, tt.want)
+			}
+			if d := c.EvictDryRun("web-1"); !d.Allowed {
+				t.Errorf("%s: EvictDryRun(web-1) = %s with the surge pod Ready, want allowed: 4 healthy over a floor of 3", spec, d)
+			}
 		}
 	})
 }

@@ -42,7 +42,7 @@ var Track = learn.Track{Dir: "01-pdb", Steps: []learn.Step{
 		Funcs: []string{"budget.go#expected", "budget.go#computeStatus"},
 		Tests: []string{"TestStatus"},
 		Hints: []string{
-			"expected: maxUnavailable and a percentage of minAvailable read the controllers' scales, each controller once; an integer minAvailable counts the pods that exist.",
+			"expected: maxUnavailable and a percentage of minAvailable read the controllers' scales, each controller once (owner names a rollout's two ReplicaSets as their one Deployment); an integer minAvailable counts the pods that exist.",
 			"desiredHealthy is expectedPods minus maxUnavailable scaled (never below 0), or minAvailable scaled.",
 			"computeStatus: allowed is currentHealthy minus desiredHealthy, and 0 when that is negative or when expectedPods is 0.",
 		},
