@@ -143,7 +143,8 @@ func table(w io.Writer, rows []row) {
 	for _, l := range strings.SplitAfter(buf.String(), "\n") {
 		io.WriteString(w, strings.TrimPrefix(l, "  "))
 	}
-	fmt.Fprintf(w, "\nbudgets: path %s words, lab %s, before the first command %s (each with %d %% over: %s, %s, %s); average sentence %d words; no test names or line numbers in the path; the required sections.\n",
+	fmt.Fprintf(w, "\nbudgets: path %s words, lab %s, before the first command %s, each with %d %% over (%s, %s, %s);\n"+
+		"an average sentence of %d words at most; no test names or line numbers in the path; the required sections.\n",
 		shape.Thousands(shape.PathWords), shape.Thousands(shape.LabWords), shape.Thousands(shape.BeforeCommand), shape.Tolerance,
 		shape.Thousands(shape.Allowed(shape.PathWords)), shape.Thousands(shape.Allowed(shape.LabWords)), shape.Thousands(shape.Allowed(shape.BeforeCommand)),
 		shape.SentenceWords)
