@@ -22,6 +22,10 @@ func AdmitDefaults(tols []Toleration, seconds int64) []Toleration {
 	return out
 }
 
+// coversKeyNoExecute reports whether some toleration of tols stops the
+// plugin from adding its own for key: one whose key is key or empty and
+// whose effect is NoExecute or empty. Operator, value and seconds are not
+// read.
 func coversKeyNoExecute(tols []Toleration, key string) bool {
 	for _, t := range tols {
 		if (t.Key == key || t.Key == "") && (t.Effect == NoExecute || t.Effect == "") {

@@ -70,7 +70,8 @@ type Verdict struct {
 // as the taint eviction controller does (processPodOnNode in
 // pkg/controller/tainteviction): taints other than NoExecute are ignored;
 // an untolerated NoExecute taint means at once; otherwise the uses decide
-// through MinTolerationTime.
+// through MinTolerationTime. tols are tolerations the API server accepted:
+// for a pod as a client wrote it, ask EvictPod.
 func Evict(taints []Taint, tols []Toleration) Verdict {
 	var uses []Use
 	for _, taint := range taints {
@@ -96,6 +97,20 @@ func Evict(taints []Taint, tols []Toleration) Verdict {
 	return Verdict{Leave: leave, Uses: uses, By: &uses[by]}
 }
 
+// EvictPod is Evict for a pod as a client writes it. A pod whose
+// tolerations the API server refuses (ValidatePod) cannot exist on any
+// node, so there is no verdict to give: EvictPod returns the server's
+// refusal instead.
+func EvictPod(p Pod, taints []Taint) (Verdict, error) {
+	if err := ValidatePod(p.Name, p.Tolerations); err != nil {
+		return Verdict{}, err
+	}
+	return Evict(taints, p.Tolerations), nil
+}
+
+// firstTolerating returns the first toleration of tols, in the pod's order,
+// that tolerates taint: the one the controller and the scheduler use, even
+// when a later one would give a shorter time.
 func firstTolerating(tols []Toleration, taint Taint) (Toleration, bool) {
 	for _, tol := range tols {
 		if tol.Tolerates(taint) {

@@ -76,3 +76,32 @@ func notSupported[T ~string](field, value string, supported ...T) FieldError {
 	}
 	return FieldError{field, fmt.Sprintf("Unsupported value: %q: supported values: %s", value, strings.Join(quoted, ", "))}
 }
+
+// ValidatePod returns the API server's refusal of a pod named name with
+// tolerations tols, as its answer to a create says it (the Status message
+// of its 422), or nil when it accepts them: the causes ValidateToleration
+// gives for each toleration in order, each under its field
+// spec.tolerations[i], one cause as it is and several in brackets, as
+// apimachinery's NewInvalid joins them.
+func ValidatePod(name string, tols []Toleration) error {
+	var causes []string
+	seen := map[string]bool{}
+	for i, t := range tols {
+		for _, e := range ValidateToleration(t) {
+			c := fmt.Sprintf("spec.tolerations[%d].%s: %s", i, e.Field, e.Message)
+			// The aggregate keeps one of each message.
+			if !seen[c] {
+				seen[c] = true
+				causes = append(causes, c)
+			}
+		}
+	}
+	switch len(causes) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("Pod %q is invalid: %s", name, causes[0])
+	default:
+		return fmt.Errorf("Pod %q is invalid: [%s]", name, strings.Join(causes, ", "))
+	}
+}

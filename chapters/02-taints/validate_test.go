@@ -50,3 +50,53 @@ func TestValidateToleration(t *testing.T) {
 		})
 	}
 }
+
+func TestValidatePod(t *testing.T) {
+	noEffect := Toleration{Key: "k", Operator: Exists, Seconds: Seconds(20)}
+	emptyKeyEqual := Toleration{Operator: Equal, Effect: NoExecute}
+	good := Toleration{Key: "k", Operator: Exists, Effect: NoExecute, Seconds: Seconds(20)}
+	tests := []struct {
+		name   string
+		reason string
+		tols   []Toleration
+		want   string
+	}{
+		{"accepted", "valid tolerations: no error", []Toleration{good}, ""},
+		{"one_cause", "one cause is the message as it is, under its index",
+			[]Toleration{good, noEffect},
+			`Pod "web" is invalid: spec.tolerations[1].effect: Invalid value: "": effect must be 'NoExecute' when ` + "`tolerationSeconds`" + ` is set`},
+		{"two_causes", "several causes are joined in brackets, in order",
+			[]Toleration{noEffect, emptyKeyEqual},
+			`Pod "web" is invalid: [spec.tolerations[0].effect: Invalid value: "": effect must be 'NoExecute' when ` + "`tolerationSeconds`" + ` is set, ` +
+				`spec.tolerations[1].operator: Invalid value: "Equal": operator must be Exists when ` + "`key`" + ` is empty, which means "match all values and all keys"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := ValidatePod("web", tt.tols); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("ValidatePod(web, %v) = %q, want %q (%s)", tt.tols, got, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+// TestEvictPodRefusesWhatTheServerRefuses: a toleration with seconds and no
+// effect would tolerate the taint for 20 s, but the API server refuses the
+// pod, so EvictPod answers with the refusal, not a time.
+func TestEvictPodRefusesWhatTheServerRefuses(t *testing.T) {
+	p := Pod{Name: "web", Node: "n1", Tolerations: []Toleration{{Key: "k", Operator: Exists, Seconds: Seconds(20)}}}
+	taint := []Taint{{Key: "k", Value: "v1", Effect: NoExecute}}
+	if v := Evict(taint, p.Tolerations); v.Leave != after(20) {
+		t.Fatalf("Evict = %v, want after 20s: the refused toleration would decide", v.Leave)
+	}
+	if v, err := EvictPod(p, taint); err == nil {
+		t.Errorf("EvictPod(%v) = %v, nil; want the server's refusal", p, v.Leave)
+	}
+	p.Tolerations[0].Effect = NoExecute
+	if v, err := EvictPod(p, taint); err != nil || v.Leave != after(20) {
+		t.Errorf("EvictPod(%v) = %v, %v; want after 20s", p, v.Leave, err)
+	}
+}

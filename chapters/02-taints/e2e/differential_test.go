@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,6 +40,9 @@ import (
 //   - validation: a pod with random tolerations, good and bad, created with
 //     server dry-run; the API server's 422 causes (field and message, in
 //     order) against ValidateToleration's, or its acceptance against none;
+//     then the same pod through timetable -f, whose refusal must be the
+//     server's message in one line with exit status 2, and which must
+//     predict for a pod the server accepts;
 //   - eviction: random NoExecute (and NoSchedule) taints put at once on an
 //     empty node of the chapter's pool that runs pods with random
 //     tolerations: the timetable's predicted departures against the taint
@@ -224,12 +228,16 @@ func (c cluster) validate(ctx context.Context, ns string, sc scenario) (string, 
 			want = append(want, fmt.Sprintf("spec.tolerations[%d].%s: %s", i, e.Field, e.Message))
 		}
 	}
+	// A fixed name, so that the server's message and the command's agree
+	// word for word; a dry run stores nothing, so no two cases collide.
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "validate-"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "validate", Namespace: ns},
 		Spec:       corev1.PodSpec{Tolerations: tols, Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}},
 	}
 	_, err := c.k.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	var got []string
+	serverSays := ""
 	if err != nil {
 		var st *apierrors.StatusError
 		if !errors.As(err, &st) || st.ErrStatus.Code != 422 || st.ErrStatus.Details == nil {
@@ -238,11 +246,58 @@ func (c cluster) validate(ctx context.Context, ns string, sc scenario) (string, 
 		for _, cause := range st.ErrStatus.Details.Causes {
 			got = append(got, cause.Field+": "+cause.Message)
 		}
+		serverSays = "timetable: " + st.ErrStatus.Message
 	}
-	if slices.Equal(want, got) {
+	if !slices.Equal(want, got) {
+		return fmt.Sprintf("model refuses with %q\nserver answered %q", want, got), nil
+	}
+	// The command a learner runs must refuse the same pod, in one line
+	// with the server's reason and exit status 2, and predict for the rest.
+	cmdSays, err := timetableRefusal(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	if cmdSays != serverSays {
+		return fmt.Sprintf("timetable -f answered %q\nserver answered %q", cmdSays, serverSays), nil
+	}
+	return "", nil
+}
+
+// timetableRefusal runs timetable -f on pod written to a file, under a
+// NoExecute taint its tolerations may use, and returns its one line of
+// refusal (exit status 2), or "" when it printed a timetable.
+func timetableRefusal(ctx context.Context, pod *corev1.Pod) (string, error) {
+	bin, err := buildTimetable()
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(pod)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "taints-diff-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "pod.yaml")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		return "", err
+	}
+	var stdout, stderr strings.Builder
+	cmd := exec.CommandContext(ctx, bin, "-f", file, "-o", "json", "a=x:NoExecute")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
 		return "", nil
+	case errors.As(err, &exit) && exit.ExitCode() == 2 && strings.Count(stderr.String(), "\n") == 1:
+		return strings.TrimSuffix(stderr.String(), "\n"), nil
+	case errors.As(err, &exit):
+		return fmt.Sprintf("exit status %d: %s", exit.ExitCode(), stderr.String()), nil
 	}
-	return fmt.Sprintf("model refuses with %q\nserver answered %q", want, got), nil
+	return "", fmt.Errorf("timetable -f: %w", err)
 }
 
 // An observation is what happened to one pod of an eviction scenario.

@@ -10,6 +10,7 @@ import (
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/chapters/02-taints/kube"
+	"github.com/opslab/opslab/internal/cmdshell"
 	"github.com/opslab/opslab/internal/kubeio"
 )
 
@@ -47,6 +48,11 @@ func readPods(o options, stdin io.Reader) ([]taints.Pod, int, error) {
 			}
 			if p.Node == "" {
 				p.Node = fileNode
+			}
+			// A pod the API server would refuse cannot run anywhere: say
+			// why, in the server's words, rather than when it would leave.
+			if err := taints.ValidatePod(p.Name, p.Tolerations); err != nil {
+				return nil, 0, cmdshell.Usagef("%v", err)
 			}
 			// A manifest has not been through admission yet; a pod written
 			// out by the server has, and admitting it again changes nothing.
