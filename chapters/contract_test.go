@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/opslab/opslab/chapters"
+	"github.com/opslab/opslab/internal/proof"
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/version"
 )
@@ -200,6 +201,13 @@ func checkChapter(repo, dir, title string) []violation {
 	// check-unit: the checks are tested without a cluster, on a fake clientset.
 	if !testImports(filepath.Join(dir, "check"), "k8s.io/client-go/kubernetes/fake", false) {
 		bad("check-unit", "check/ has no test without build tags that uses k8s.io/client-go/kubernetes/fake")
+	}
+
+	// claims: every claim marker of the path has its definition and a
+	// plant, and every plant parses and applies (package proof; make test
+	// runs them with cmd/proofs).
+	for _, msg := range proof.CheckChapter(dir) {
+		bad("claims", "%s", msg)
 	}
 
 	// e2e: a suite against the real control plane, behind the e2e tag.
@@ -467,6 +475,13 @@ func TestContractCatches(t *testing.T) {
 					os.Remove(f)
 				}
 			}
+		}},
+		{"claims", func(t *testing.T, dir string) {
+			edit(t, dir, "README.md", "\n## The command", " A claim without a plant.[^no-plant]\n\n[^no-plant]: [How we know](README.md)\n\n## The command")
+		}},
+		{"claims", func(t *testing.T, dir string) {
+			mkdir(t, filepath.Join(dir, "plants"))
+			write(t, filepath.Join(dir, "plants", "gone.plant"), "claim: gone\nif: x\nfile: taint.go\ntests: TestX\nupstream: https://example.com/\n-- old --\nno such text\n-- new --\nx\n")
 		}},
 		{"e2e", func(t *testing.T, dir string) {
 			files, _ := filepath.Glob(filepath.Join(dir, "e2e", "*.go"))
