@@ -28,9 +28,10 @@ type PodStep struct {
 	// terminationGracePeriodSeconds when that is smaller or equal, compared
 	// as whole seconds.
 	GracePeriodSeconds int64
-	// Start is when the kubelet asks the pod to stop; Grace is the time the
-	// pod gets, GracePeriodSeconds but never less than one second (the pod
-	// worker's floor); End is when its grace runs out.
+	// Start is when the kubelet asks the pod to stop; Grace is the time its
+	// containers get, GracePeriodSeconds but never less than
+	// RuntimeMinimumGraceSeconds (the floor of the kubelet's killContainer,
+	// above the pod worker's one second); End is when that grace runs out.
 	Start, Grace, End time.Duration
 }
 
@@ -102,8 +103,12 @@ func groupByPriority(groups []Group, pods []Pod) []podGroup {
 // runs them. A pod's grace period is its group's seconds, or its own
 // terminationGracePeriodSeconds when that is smaller or equal; the kubelet
 // compares the two as whole seconds, so no value is too large. The pod worker
-// then gives every pod at least one second (calculateEffectiveGracePeriod in
-// pkg/kubelet/pod_workers.go).
+// raises a grace below one second to one (calculateEffectiveGracePeriod in
+// pkg/kubelet/pod_workers.go), and killContainer then raises anything below
+// RuntimeMinimumGraceSeconds to that before it asks the runtime to stop the
+// container (pkg/kubelet/kuberuntime): no container gets less than 2 s. A
+// preStop hook's time comes out of the grace before that floor applies; the
+// plan has no hooks.
 //
 // The kubelet waits for a group until its pods are gone or a timer of the
 // group's seconds, times time.Second, fires, whichever is first; the plan
@@ -135,7 +140,7 @@ func NewPlan(c Config, pods []Pod) Plan {
 			if t := pod.TerminationGracePeriodSeconds; t != nil && *t <= override {
 				override = *t
 			}
-			grace := secondsDuration(max(override, 1))
+			grace := secondsDuration(max(override, RuntimeMinimumGraceSeconds))
 			longest = max(longest, grace)
 			end := add(now, grace)
 			last = max(last, end)

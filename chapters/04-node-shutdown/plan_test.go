@@ -192,7 +192,7 @@ func TestPlanGraceIsSmallerOfGroupAndPod(t *testing.T) {
 
 // TestPlanNegativeSeconds: the kubelet accepts a negative number of seconds.
 // The pod is asked to stop with that grace period, which the pod worker
-// raises to one second; the group's timer fires at once, so the next group
+// raises to one second and killContainer to two; the group's timer fires at once, so the next group
 // starts at once; and the seconds are subtracted from what the kubelet asks
 // logind for.
 func TestPlanNegativeSeconds(t *testing.T) {
@@ -202,7 +202,7 @@ func TestPlanNegativeSeconds(t *testing.T) {
 	}
 	p := NewPlan(c, []Pod{makePod("batch", 0, seconds(30)), makePod("db", 1000, seconds(30))})
 	want := []PodStep{
-		{Name: "batch", Priority: 0, Group: 0, GracePeriodSeconds: -5, Start: 0, Grace: time.Second, End: time.Second},
+		{Name: "batch", Priority: 0, Group: 0, GracePeriodSeconds: -5, Start: 0, Grace: 2 * time.Second, End: 2 * time.Second},
 		{Name: "db", Priority: 1000, Group: 1000, GracePeriodSeconds: 30, Start: 0, Grace: 30 * time.Second, End: 30 * time.Second},
 	}
 	if diff := cmp.Diff(want, p.Pods); diff != "" {
@@ -237,10 +237,16 @@ func TestPlanComparesSeconds(t *testing.T) {
 			groups: []Group{{0, 10_000_000_000}}, wantSeconds: 10_000_000_000, wantGrace: math.MaxInt64, wantNoWait: true},
 		{name: "equal", reason: "<=: a pod grace equal to the group's is the pod's",
 			groups: []Group{{0, 20}}, tgps: seconds(20), wantSeconds: 20, wantGrace: 20 * time.Second},
-		{name: "zero", reason: "a pod grace of 0 is asked for as 0, and the pod worker gives 1 s",
-			groups: []Group{{0, 20}}, tgps: seconds(0), wantSeconds: 0, wantGrace: time.Second},
-		{name: "zero-second group", reason: "a group of 0 s: the pod gets 1 s from the pod worker, and the kubelet's timer of 0 fires at once",
-			groups: []Group{{0, 0}}, wantSeconds: 0, wantGrace: time.Second, wantNoWait: true},
+		{name: "zero", reason: "a pod grace of 0 is asked for as 0; the pod worker makes it 1 s and killContainer 2 s",
+			groups: []Group{{0, 20}}, tgps: seconds(0), wantSeconds: 0, wantGrace: 2 * time.Second},
+		{name: "one second", reason: "1 s is above the pod worker's floor and below killContainer's: the container gets 2 s",
+			groups: []Group{{0, 20}}, tgps: seconds(1), wantSeconds: 1, wantGrace: 2 * time.Second},
+		{name: "two seconds", reason: "2 s is the floor itself: kept",
+			groups: []Group{{0, 20}}, tgps: seconds(2), wantSeconds: 2, wantGrace: 2 * time.Second},
+		{name: "three seconds", reason: "above the floor a grace is kept as asked",
+			groups: []Group{{0, 20}}, tgps: seconds(3), wantSeconds: 3, wantGrace: 3 * time.Second},
+		{name: "zero-second group", reason: "a group of 0 s: the container gets 2 s, and the kubelet's timer of 0 fires at once",
+			groups: []Group{{0, 0}}, wantSeconds: 0, wantGrace: 2 * time.Second, wantNoWait: true},
 		{name: "largest whole seconds", reason: "9223372036 s is the largest whole number of seconds a Duration holds: kept exactly, not cut, and waited for",
 			groups: []Group{{0, 9_223_372_036}}, wantSeconds: 9_223_372_036, wantGrace: 9_223_372_036 * time.Second},
 	}
@@ -337,5 +343,62 @@ func TestGroupFor(t *testing.T) {
 	}
 	if _, ok := (Config{}).GroupFor(0); ok {
 		t.Errorf("GroupFor on a disabled config = ok, want false")
+	}
+}
+
+// TestPlanEndsLowestFirst: the groups end one after another from the lowest
+// priority up, whatever order the table was written in. A nightly job (5)
+// goes first, the queue (700) next, the ledger (90000) last.
+func TestPlanEndsLowestFirst(t *testing.T) {
+	c, err := Validate(kubelet(0, 0, prio(90000, 15), prio(5, 25), prio(700, 40)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPlan(c, []Pod{makePod("ledger", 90000, seconds(15)), makePod("nightly", 5, seconds(25)), makePod("queue", 700, seconds(40))})
+	want := []PodStep{
+		{Name: "nightly", Priority: 5, Group: 5, GracePeriodSeconds: 25, Start: 0, Grace: 25 * time.Second, End: 25 * time.Second},
+		{Name: "queue", Priority: 700, Group: 700, GracePeriodSeconds: 40, Start: 25 * time.Second, Grace: 40 * time.Second, End: 65 * time.Second},
+		{Name: "ledger", Priority: 90000, Group: 90000, GracePeriodSeconds: 15, Start: 65 * time.Second, Grace: 15 * time.Second, End: 80 * time.Second},
+	}
+	if diff := cmp.Diff(want, p.Pods); diff != "" {
+		t.Errorf("NewPlan pods mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestPlanCriticalStartsAtTwoBillion: in the two-value form the critical
+// group starts at priority 2000000000, the value of system-cluster-critical,
+// written here as a number rather than read from the model's constant. The
+// highest priority a user's class may have, 1000000000, and 1999999999 are
+// regular; 2000000000 and system-node-critical's 2000001000 are critical.
+func TestPlanCriticalStartsAtTwoBillion(t *testing.T) {
+	c, err := Validate(kubelet(40*time.Second, 15*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Group{{0, 25}, {2_000_000_000, 15}}, c.Groups); diff != "" {
+		t.Errorf("Validate(40s, 15s) groups mismatch (-want +got):\n%s", diff)
+	}
+	tests := []struct {
+		name      string
+		priority  int32
+		wantGroup int32
+		wantStart time.Duration
+	}{
+		{"user maximum", 1_000_000_000, 0, 0},
+		{"just below", 1_999_999_999, 0, 0},
+		{"system-cluster-critical", 2_000_000_000, 2_000_000_000, 25 * time.Second},
+		{"system-node-critical", 2_000_001_000, 2_000_000_000, 25 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPlan(c, []Pod{makePod("regular", 0, seconds(30)), makePod(tt.name, tt.priority, seconds(30))})
+			got := p.Pods[len(p.Pods)-1]
+			if got.Name != tt.name {
+				got = p.Pods[0]
+			}
+			if got.Group != tt.wantGroup || got.Start != tt.wantStart {
+				t.Errorf("pod of priority %d: group %d from %v, want group %d from %v", tt.priority, got.Group, got.Start, tt.wantGroup, tt.wantStart)
+			}
+		})
 	}
 }

@@ -47,7 +47,7 @@ var Track = learn.Track{Dir: "04-node-shutdown", Steps: []learn.Step{
 			"TestPlanComparesSeconds", "TestPlanSkipsEmptyGroups", "TestPlanGroupEndsWhenPodsGone", "TestPlanOff"},
 		Hints: []string{
 			"Groups run one after another in ascending priority; a group without pods is skipped and takes no time.",
-			"A pod's grace is its group's seconds, or its own terminationGracePeriodSeconds when smaller or equal, and at least one second.",
+			"A pod's grace is its group's seconds, or its own terminationGracePeriodSeconds when smaller or equal, and at least two seconds (the runtime's floor).",
 			"A group ends when its longest pod is done or its seconds pass, whichever is first; seconds of zero or less mean the next group starts at once.",
 		},
 	},
