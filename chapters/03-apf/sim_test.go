@@ -89,6 +89,24 @@ func TestFasterRunawayOnlyMore429s(t *testing.T) {
 	if rate(f) < 0.85 || rate(f) <= rate(s) {
 		t.Errorf("runaway's 429 rate %.2f at 10× against %.2f at 1×, want above 0.85 and above the slower rate", rate(f), rate(s))
 	}
+	// The figures a reader is shown: at 1× 20,000 sent, about 15,400
+	// served and 23% refused; at 10× 200,000 sent, the same 15,400 served
+	// and 92% refused. The model is deterministic; the bounds leave room
+	// for a change of dispatch order, not of outcome.
+	for _, c := range []struct {
+		name   string
+		r      FlowResult
+		sent   int
+		served [2]int
+		rate   [2]float64
+	}{
+		{"1×", s, 20_000, [2]int{15_300, 15_500}, [2]float64{0.22, 0.24}},
+		{"10×", f, 200_000, [2]int{15_300, 15_500}, [2]float64{0.91, 0.93}},
+	} {
+		if c.r.Sent != c.sent || c.r.Served < c.served[0] || c.r.Served > c.served[1] || rate(c.r) < c.rate[0] || rate(c.r) > c.rate[1] {
+			t.Errorf("runaway at %s: sent %d, served %d, 429 %.3f; want sent %d, served in %v, 429 rate in %v", c.name, c.r.Sent, c.r.Served, rate(c.r), c.sent, c.served, c.rate)
+		}
+	}
 	for i, m := range fast.Flows[1:] {
 		if sm := slow.Flows[i+1]; m.Rejected != 0 || sm.Rejected != 0 || m.MaxWait > mouseBound || sm.MaxWait > mouseBound {
 			t.Errorf("%s: at 1× rejected %d, max wait %d; at 10× rejected %d, max wait %d; want 0 and at most %d in both", m.Name, sm.Rejected, sm.MaxWait, m.Rejected, m.MaxWait, mouseBound)
@@ -114,11 +132,28 @@ func TestWideRequestsQueuePastTheBound(t *testing.T) {
 
 // TestRefusedRequestsMoveTheOffset: a burst of 30 on 1 seat with queues
 // of one request refuses most of it, and the offset of the queue choice
-// moved for all 30, refused ones included.
+// moved for all 30, refused ones included. The second case shows the
+// offset at work: one seat, three queues of two, and every flow's hand is
+// all three queues, so where a request goes among equally loaded queues
+// is the offset's choice alone. Upstream moves the offset for the
+// requests it then refuses, and flow b is served 4 of its 6; a level that
+// moved it only for the requests it queued would send b's later requests
+// to a full queue and serve it 3.
 func TestRefusedRequestsMoveTheOffset(t *testing.T) {
 	res := simulate(t, SimLevel{Schema: "global-default", Seats: 1, Queuing: queuing(4, 2, 1)}, []Flow{{Name: "burst", Count: 30, Work: 10}})
 	if f := res.Flows[0]; f.Rejected == 0 || res.Placed != uint64(f.Sent) {
 		t.Errorf("burst of 30: rejected %d, offset moved %d times; want some rejected and the offset moved for all %d", f.Rejected, res.Placed, f.Sent)
+	}
+	res = simulate(t, SimLevel{Schema: "s", Seats: 1, Queuing: queuing(3, 3, 2)}, []Flow{
+		{Name: "f0", Start: 1, Count: 3, Work: 4},
+		{Name: "f1", Every: 1, Count: 6, Work: 8},
+	})
+	type got struct{ Served, Rejected int }
+	want := []got{{3, 0}, {4, 2}}
+	for i, f := range res.Flows {
+		if g := (got{f.Served, f.Rejected}); g != want[i] {
+			t.Errorf("%s: served %d, rejected %d; want %d and %d, as when refused requests move the offset", f.Name, g.Served, g.Rejected, want[i].Served, want[i].Rejected)
+		}
 	}
 }
 

@@ -110,9 +110,9 @@ func ListSeats(stats *ResourceStats, l List, levelMax int) int {
 	return min(max(seats, MinimumSeats), capSeats(levelMax, MaximumListSeats))
 }
 
-// A Write's estimate: it takes Initial seats while it runs, then holds
-// Final seats for Extra more time after it finishes, for the watch events
-// it causes.
+// A Write's estimate, as the mutating work estimator makes it: Initial
+// seats for the write itself, Final seats for the watch events it causes,
+// and Extra, the time those events take on Final seats.
 type Write struct {
 	Initial, Final int
 	Extra          float64 // seconds
@@ -122,11 +122,23 @@ type Write struct {
 // apiserver_flowcontrol_work_estimated_seats records.
 func (w Write) Seats() int { return max(w.Initial, w.Final) }
 
+// Hold is how the queue set holds a write that runs for run seconds
+// (queueset.go): it takes Seats(), the larger of Initial and Final, when
+// it dispatches the write, and gives every one of them back only Extra
+// seconds after the write has finished. The estimator's own comment says
+// it: "we reserve max(initialSeats, finalSeats) for time of executing both
+// phases". So a create that 26 watchers follow holds 3 seats from its
+// start, not 1 seat and then 3.
+func (w Write) Hold(run float64) (seats int, seconds float64) {
+	return w.Seats(), run + w.Extra
+}
+
 // MutatingSeats returns the estimate of a create, update, patch or delete
-// that watchers are watching (mutating_work_estimator.go): one seat to run
-// and, from WatchesPerSeat watchers on, ceil(watchers / 10) seats capped by
-// the level (MaxSeats, or MaximumMutatingSeats) held for the time 5 ms per
-// uncapped seat takes on the capped ones.
+// that watchers are watching (mutating_work_estimator.go): one initial
+// seat and, from WatchesPerSeat watchers on, ceil(watchers / 10) final
+// seats capped by the level (MaxSeats, or MaximumMutatingSeats), with the
+// extra time that 5 ms per uncapped seat takes on the capped ones. How the
+// queue set holds them is [Write.Hold].
 func MutatingSeats(watchers int, levelMax int) Write {
 	w := Write{Initial: MinimumSeats}
 	if watchers < WatchesPerSeat {

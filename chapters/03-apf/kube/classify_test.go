@@ -236,6 +236,7 @@ func TestDistinguisher(t *testing.T) {
 		{"by namespace", "", &flowcontrol.FlowDistinguisherMethod{Type: flowcontrol.FlowDistinguisherMethodByNamespaceType}, queueLevel("l", 10, 0, nil), "team-a", true},
 		{"no method", "the whole schema is one flow", nil, queueLevel("l", 10, 0, nil), "", true},
 		{"reject level", "a level without queues has no flows", &flowcontrol.FlowDistinguisherMethod{Type: flowcontrol.FlowDistinguisherMethodByUserType}, rejectLevel("l", 10), "", false},
+		{"one queue", "a level with a single queue has nothing to share out: upstream computes a distinguisher only above one queue", &flowcontrol.FlowDistinguisherMethod{Type: flowcontrol.FlowDistinguisherMethodByUserType}, oneQueueLevel("l", 10), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := schema("s", 500, "l", flowcontrol.PolicyRulesWithSubjects{Subjects: []flowcontrol.Subject{user("bob")}, ResourceRules: []flowcontrol.ResourcePolicyRule{anything}})

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	flowcontrol "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 )
 
 // Origin says where kube-apiserver's defaults put an object.
@@ -39,10 +40,13 @@ const AutoUpdateAnnotation = flowcontrol.AutoUpdateAnnotationKey // apf.kubernet
 // post-start hook and run again every minute) does to an object of the
 // given origin. exists says whether the object is there, annotations and
 // generation are its metadata, and specEqual says whether its spec equals
-// the default's.
+// the default's, as the ensurer compares them ([LevelSpecEqual] for a
+// level).
 //
 //   - A missing suggested or mandatory object is re-created.
-//   - A mandatory object's spec is always put back.
+//   - A mandatory object's spec is always put back, as far as the ensurer
+//     compares it: the exempt level's shares and lendable percent are left
+//     out (see [LevelSpecEqual]).
 //   - A suggested object's spec is put back when the annotation
 //     apf.kubernetes.io/autoupdate-spec parses as true, or, when it is
 //     missing or not a boolean, when the object was never changed
@@ -72,4 +76,23 @@ func Ensure(origin Origin, exists bool, annotations map[string]string, generatio
 		return RestoreSpec
 	}
 	return Keep
+}
+
+// LevelSpecEqual reports whether the ensurer finds have's spec equal to
+// the default want's, as plcSpecEqualish in the ensurer compares them:
+// want with the API server's defaults filled in, and for the mandatory
+// level exempt, without spec.exempt's nominalConcurrencyShares and
+// lendablePercent. Validation lets an administrator change those two on
+// the exempt level and nothing else of its spec; the ensurer keeps them.
+func LevelSpecEqual(want, have *flowcontrol.PriorityLevelConfiguration) bool {
+	w := want.DeepCopy()
+	SetDefaults(nil, []*flowcontrol.PriorityLevelConfiguration{w})
+	if want.Name == flowcontrol.PriorityLevelConfigurationNameExempt {
+		if have.Spec.Exempt == nil || w.Spec.Exempt == nil {
+			return false
+		}
+		w.Spec.Exempt.NominalConcurrencyShares = have.Spec.Exempt.NominalConcurrencyShares
+		w.Spec.Exempt.LendablePercent = have.Spec.Exempt.LendablePercent
+	}
+	return equality.Semantic.DeepEqual(w.Spec, have.Spec)
 }

@@ -91,3 +91,10 @@ func names(fss []*flowcontrol.FlowSchema) []string {
 	}
 	return out
 }
+
+// oneQueueLevel is a level that queues with a single queue.
+func oneQueueLevel(name string, shares int32) *flowcontrol.PriorityLevelConfiguration {
+	pl := queueLevel(name, shares, 0, nil)
+	pl.Spec.Limited.LimitResponse.Queuing = &flowcontrol.QueuingConfiguration{Queues: 1, HandSize: 1, QueueLengthLimit: 10}
+	return pl
+}

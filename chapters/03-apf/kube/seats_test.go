@@ -13,29 +13,29 @@ import (
 
 func TestSeatsOfDefaultLevels(t *testing.T) {
 	type row struct {
-		Level             string
-		Shares            int32
-		Nominal, Lendable int
+		Level                        string
+		Shares                       int32
+		Nominal, Lendable, Borrowing int
+		Min, Max                     int
 	}
 	// kubernetes-facts §9: nominal and lendable seats of the bootstrap
-	// levels at the default 600 seats, Σshares = 245.
+	// levels at the default 600 seats, Σshares = 245. No default level
+	// sets borrowingLimitPercent, so each may borrow up to the server's
+	// 600 (apf_controller.go, finishQueueSetReconfigsLocked).
 	want := []row{
-		{"catch-all", 5, 13, 0},
-		{"exempt", 0, 0, 0},
-		{"global-default", 20, 49, 25},
-		{"leader-election", 10, 25, 0},
-		{"node-high", 40, 98, 25},
-		{"system", 30, 74, 24},
-		{"workload-high", 40, 98, 49},
-		{"workload-low", 100, 245, 221},
+		{"catch-all", 5, 13, 0, 600, 13, 613},
+		{"exempt", 0, 0, 0, 600, 0, 600},
+		{"global-default", 20, 49, 25, 600, 24, 649},
+		{"leader-election", 10, 25, 0, 600, 25, 625},
+		{"node-high", 40, 98, 25, 600, 73, 698},
+		{"system", 30, 74, 24, 600, 50, 674},
+		{"workload-high", 40, 98, 49, 600, 49, 698},
+		{"workload-low", 100, 245, 221, 600, 24, 845},
 	}
 	var got []row
 	var fromObjects []apf.LevelSeats
 	for _, s := range defaultConfig(t).Seats(apf.DefaultServerSeats) {
-		got = append(got, row{s.Level, s.Shares, s.Nominal, s.Lendable})
-		if s.Min != s.Nominal-s.Lendable || s.Max != s.Nominal+s.Borrowing {
-			t.Errorf("%s: min %d max %d, want nominal−lendable %d and nominal+borrowing %d", s.Level, s.Min, s.Max, s.Nominal-s.Lendable, s.Nominal+s.Borrowing)
-		}
+		got = append(got, row{s.Level, s.Shares, s.Nominal, s.Lendable, s.Borrowing, s.Min, s.Max})
 		fromObjects = append(fromObjects, s.LevelSeats)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -45,6 +45,37 @@ func TestSeatsOfDefaultLevels(t *testing.T) {
 	// must give the same seats as the bootstrap objects.
 	if diff := cmp.Diff(fromObjects, apf.Seats(apf.DefaultServerSeats, apf.DefaultLevels())); diff != "" {
 		t.Errorf("apf.Seats(600, DefaultLevels()) differs from the seats of the bootstrap objects (-objects +table):\n%s", diff)
+	}
+}
+
+// TestSeatsExemptSharesCount gives the exempt level shares, which
+// validation lets an administrator set (spec.exempt is the one part of
+// the mandatory level that may change) and the ensurer leaves alone.
+// plSpecCommons reads them, so they join Σshares and every Limited level
+// gets fewer seats; the exempt level gets a nominal limit of its own, with
+// no borrowing limit.
+func TestSeatsExemptSharesCount(t *testing.T) {
+	fss, pls := defaultObjects()
+	for i, pl := range pls {
+		if pl.Name == flowcontrol.PriorityLevelConfigurationNameExempt {
+			pls[i] = pl.DeepCopy() // the bootstrap objects are shared
+			pls[i].Spec.Exempt.NominalConcurrencyShares = ptr(int32(55))
+		}
+	}
+	c, err := NewConfig(fss, pls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]LevelSeats{}
+	for _, s := range c.Seats(apf.DefaultServerSeats) {
+		got[s.Level] = s
+	}
+	// Σshares = 245 + 55 = 300.
+	if n := got["workload-low"].Nominal; n != 200 {
+		t.Errorf("workload-low nominal = %d, want ceil(600×100/300) = 200: the exempt level's 55 shares count in the sum", n)
+	}
+	if e := got["exempt"]; e.Nominal != 110 || e.Max != 110+apf.DefaultServerSeats {
+		t.Errorf("exempt = %+v, want nominal ceil(600×55/300) = 110 and max 110+600", e)
 	}
 }
 

@@ -32,7 +32,7 @@ var Track = learn.Track{Dir: "03-apf", Steps: []learn.Step{
 	{
 		ID: "choose-queue", Title: "Choosing a queue", Section: "choosing-a-queue",
 		Funcs: []string{"shard.go#ChooseQueue"},
-		Tests: []string{"TestChooseQueue", "TestRunawayContained", "TestRunawayFillsItsHandExactly", "TestFasterRunawayOnlyMore429s"},
+		Tests: []string{"TestChooseQueue", "TestRunawayContained", "TestRunawayFillsItsHandExactly", "TestFasterRunawayOnlyMore429s", "TestRefusedRequestsMoveTheOffset"},
 		Hints: []string{
 			"Visit the hand from position placed mod len(hand), wrapping around.",
 			"Keep the queue with the least waiting work; between equals, the first visited wins (compare with <, not <=).",
@@ -50,7 +50,7 @@ var Track = learn.Track{Dir: "03-apf", Steps: []learn.Step{
 	{
 		ID: "work", Title: "What a request costs", Section: "what-a-request-costs",
 		Funcs: []string{"work.go#MaxSeats", "work.go#capSeats", "work.go#ListSeats", "work.go#MutatingSeats"},
-		Tests: []string{"TestMaxSeats", "TestListSeats", "TestMutatingSeats", "TestWorkEstimateMatchesUpstream"},
+		Tests: []string{"TestMaxSeats", "TestListSeats", "TestMutatingSeats", "TestWorkEstimateMatchesUpstream", "TestWriteHoldsItsWidestSeatsThroughout"},
 		Hints: []string{
 			"MaxSeats: max(1, min(ceil(0.15 × nominal), nominal / handSize)), with an integer division; 0 for a level without queues.",
 			"ListSeats and MutatingSeats read their doc comments: the estimator's constants are at the top of work.go, and capSeats picks the level's cap or the estimator's.",
