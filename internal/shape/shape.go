@@ -29,9 +29,10 @@
 //
 // The first command is the first fenced block marked sh, bash, shell or
 // console that is not a quote (no <!-- quote --> marker above it): the
-// first thing the learner runs. The words before it are the prose words,
-// lab steps included, that come before it in the page; with no command,
-// every prose word of the page.
+// first thing the learner runs. An indented code block is none: the site
+// shows it as a diagram, without a shell's colours. The words before the
+// command are the prose words, lab steps included, that come before it in
+// the page; with no command, every prose word of the page.
 //
 // # Sentences
 //
@@ -174,7 +175,7 @@ func (f *Figures) Breaches() []Breach {
 	over(RulePathWords, f.PathWords, PathWords, "of prose outside the lab steps", "move the depth to EVIDENCE.md or a deep dive")
 	over(RuleLabWords, f.LabWords, LabWords, "in the lab steps", "trim each step to what you will see, the commands, the expected output and what the grader needs")
 	if f.FirstCommand == 0 {
-		bad(RuleFirstCommand, "no command: the learner's first command is a fenced block marked sh, bash, shell or console, and %s words come before it at most", Thousands(Allowed(BeforeCommand)))
+		bad(RuleFirstCommand, "no command: the learner's commands are fenced blocks marked sh, bash, shell or console (an indented block is not one: the site shows it as a diagram), the first with at most %s words before it", Thousands(Allowed(BeforeCommand)))
 	} else {
 		over(RuleFirstCommand, f.BeforeCommand, BeforeCommand, fmt.Sprintf("before the first command (line %d)", f.FirstCommand), "hands on within five minutes")
 	}
