@@ -186,6 +186,11 @@ func generate(rng *rand.Rand, n int) scenario {
 			if rng.IntN(4) > 0 {
 				r.Namespace = pick(nss...)
 			}
+			// A list or watch of one object by a field selector on
+			// metadata.name, which the server reads as the request's name.
+			if (r.Verb == "list" || r.Verb == "watch") && rng.IntN(3) == 0 {
+				r.Name = pick("web-1", "sa0")
+			}
 		}
 		sc.Requests = append(sc.Requests, r)
 	}

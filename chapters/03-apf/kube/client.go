@@ -272,13 +272,22 @@ func Seen(r Request) (Request, error) {
 	return seen, nil
 }
 
+// byName asks a list or watch for one object, as kubectl get NAME --watch
+// does, with the field selector the server reads the request's name from.
+func byName(query url.Values, name string) {
+	if name != "" {
+		query.Set("fieldSelector", "metadata.name="+name)
+	}
+}
+
 // ProbeName is the object name RequestLine uses for a request for one
 // object when r names none.
 const ProbeName = "apf-probe"
 
 // RequestLine returns the method, path and query that make the API server
 // see r's verb, resource and namespace. A request for one object names
-// r.Name, or ProbeName. The resource may be "": GET /api/v1//pods is a
+// r.Name, or ProbeName; a list or watch with a name asks for it with a
+// field selector on metadata.name. The resource may be "": GET /api/v1//pods is a
 // request for resource "" named "pods".
 func RequestLine(r Request) (method, p string, query url.Values, err error) {
 	query = url.Values{}
@@ -327,10 +336,12 @@ func RequestLine(r Request) (method, p string, query url.Values, err error) {
 		named()
 	case "list":
 		method = http.MethodGet
+		byName(query, r.Name)
 	case "watch":
 		method = http.MethodGet
 		query.Set("watch", "true")
 		query.Set("timeoutSeconds", "1")
+		byName(query, r.Name)
 	case "create":
 		method = http.MethodPost
 		query.Set("dryRun", "All")

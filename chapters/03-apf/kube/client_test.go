@@ -42,6 +42,7 @@ func TestRequestLine(t *testing.T) {
 		{"create subresource", "a binding or an eviction is created under its pod", Request{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "x"}, "POST", "/api/v1/namespaces/x/pods/apf-probe/eviction", url.Values{"dryRun": {"All"}}},
 		{"cluster scope delete", "", Request{Verb: "delete", Resource: "nodes"}, "DELETE", "/api/v1/nodes/apf-probe", url.Values{"dryRun": {"All"}}},
 		{"watch", "watch ends after a second if allowed", Request{Verb: "watch", Resource: "pods"}, "GET", "/api/v1/pods", url.Values{"watch": {"true"}, "timeoutSeconds": {"1"}}},
+		{"watch by name", "a named watch asks with a field selector, which the server reads back as the name", Request{Verb: "watch", Resource: "pods", Namespace: "x", Name: "web-1"}, "GET", "/api/v1/namespaces/x/pods", url.Values{"watch": {"true"}, "timeoutSeconds": {"1"}, "fieldSelector": {"metadata.name=web-1"}}},
 		{"non-resource", "", Request{Verb: "get", Path: "/healthz"}, "GET", "/healthz", url.Values{}},
 		{"namespace by name", "the name goes in the path", Request{Verb: "get", Resource: "namespaces", Name: "apf-lab"}, "GET", "/api/v1/namespaces/apf-lab", url.Values{}},
 		{"empty resource", "the double slash stays", Request{Verb: "get", Name: "pods"}, "GET", "/api/v1//pods", url.Values{}},

@@ -4,6 +4,11 @@ import (
 	"net/url"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 )
@@ -46,7 +51,9 @@ func (r Request) IsResourceRequest() bool { return r.Path == "" }
 // too short to name a resource, is a non-resource request. Under
 // /namespaces/NAME the namespace is NAME, so GET /api/v1/namespaces/NAME
 // (a Namespace fetched by name) is a request in namespace NAME, not a
-// cluster-scoped one. The result has no user.
+// cluster-scoped one. A list or watch whose field selector requires
+// metadata.name to equal a name (fieldSelector=metadata.name=X) is a
+// request for that name, as the server reads it. The result has no user.
 func ParseRequest(method, path string, query url.Values) Request {
 	nonResource := Request{Verb: strings.ToLower(method), Path: path}
 	parts := splitPath(path)
@@ -95,15 +102,39 @@ func ParseRequest(method, path string, query url.Values) Request {
 		r.Resource = parts[0]
 	}
 	if r.Name == "" && r.Verb == "get" {
-		r.Verb = "list"
-		if w := query["watch"]; len(w) > 0 && !strings.EqualFold(w[0], "false") && w[0] != "0" {
-			r.Verb = "watch"
-		}
+		r.Verb, r.Name = listOrWatch(query)
 	}
 	if r.Name == "" && r.Verb == "delete" {
 		r.Verb = "deletecollection"
 	}
 	return r
+}
+
+// listOrWatch reads a GET of a collection as requestinfo.go does: a watch
+// when the query says watch (anything but "false" or "0"), else a list;
+// and, when its field selector requires metadata.name to equal a name
+// that can be a path segment, a request for that name. The server decodes
+// the whole query as ListOptions first; when any of it does not decode (a
+// malformed selector, a limit that is not a number), it keeps only the
+// watch parameter and no name.
+func listOrWatch(query url.Values) (verb, name string) {
+	var opts metainternalversion.ListOptions
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &opts); err != nil {
+		opts = metainternalversion.ListOptions{}
+		if w := query["watch"]; len(w) > 0 && !strings.EqualFold(w[0], "false") && w[0] != "0" {
+			opts.Watch = true
+		}
+	}
+	verb = "list"
+	if opts.Watch {
+		verb = "watch"
+	}
+	if opts.FieldSelector != nil {
+		if n, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); ok && len(content.IsPathSegmentName(n)) == 0 {
+			name = n
+		}
+	}
+	return verb, name
 }
 
 func splitPath(p string) []string {

@@ -34,6 +34,12 @@ func TestParseRequest(t *testing.T) {
 			Request{Verb: "deletecollection", Resource: "pods", Namespace: "x"}},
 		{"subresource", "", "POST", "/api/v1/namespaces/x/pods/web-1/eviction", nil,
 			Request{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "x", Name: "web-1"}},
+		{"list by field selector", "fieldSelector=metadata.name=X names the object, as kubectl get pod X -w sends it", "GET", "/api/v1/namespaces/x/pods", url.Values{"fieldSelector": {"metadata.name=web-1"}, "watch": {"true"}},
+			Request{Verb: "watch", Resource: "pods", Namespace: "x", Name: "web-1"}},
+		{"field selector that excludes", "metadata.name!=X names nothing", "GET", "/api/v1/namespaces/x/pods", url.Values{"fieldSelector": {"metadata.name!=web-1"}},
+			Request{Verb: "list", Resource: "pods", Namespace: "x"}},
+		{"field selector beside a broken query", "the server drops the selector when any parameter fails to decode", "GET", "/api/v1/namespaces/x/pods", url.Values{"fieldSelector": {"metadata.name=web-1"}, "limit": {"x"}},
+			Request{Verb: "list", Resource: "pods", Namespace: "x"}},
 		{"non-resource", "", "GET", "/healthz/etcd", nil, Request{Verb: "get", Path: "/healthz/etcd"}},
 		{"group without version", "/apis/apps/v1 is discovery, not a resource", "GET", "/apis/apps/v1", nil, Request{Verb: "get", Path: "/apis/apps/v1"}},
 	} {
@@ -68,6 +74,18 @@ func TestParseRequestMatchesUpstream(t *testing.T) {
 		if rng.IntN(4) == 0 {
 			q.Set("watch", []string{"true", "1", "false", "0"}[rng.IntN(4)])
 		}
+		// Field selectors name the object of a list or watch when they
+		// require metadata.name to equal a name; the rest of the query
+		// decides whether the server reads them at all.
+		if rng.IntN(3) == 0 {
+			q.Set("fieldSelector", fieldSelectors[rng.IntN(len(fieldSelectors))])
+		}
+		if rng.IntN(6) == 0 {
+			q.Set("labelSelector", []string{"app=web", "app in (a,b)", "app in (", "!app"}[rng.IntN(4)])
+		}
+		if rng.IntN(8) == 0 {
+			q.Set("limit", []string{"3", "x"}[rng.IntN(2)])
+		}
 		req, err := http.NewRequest(method, "https://server"+path+"?"+q.Encode(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -86,6 +104,17 @@ func TestParseRequestMatchesUpstream(t *testing.T) {
 			t.Fatalf("case %d: %s %s?%s (-upstream +model):\n%s", i, method, path, q.Encode(), diff)
 		}
 	}
+}
+
+// fieldSelectors are the field selectors TestParseRequestMatchesUpstream
+// draws from: a name required exactly (=, ==), beside another field, or
+// excluded (!=); names that cannot be a path segment; a selector that
+// does not parse; other fields.
+var fieldSelectors = []string{
+	"metadata.name=web-1", "metadata.name==web-1", "metadata.name!=web-1",
+	"metadata.name=web-1,spec.nodeName=n", "spec.nodeName=n,metadata.name=web-1",
+	"metadata.name=a/b", "metadata.name=..", "metadata.name=%", "metadata.name=",
+	"metadata.name=a,metadata.name=b", "metadata.namespace=x", "spec.nodeName=n", "metadata.name", "=",
 }
 
 func TestNamespaceByNameMatchesNamespaces(t *testing.T) {
