@@ -64,9 +64,10 @@ type DemoStat struct {
 // the demo's container, the closing one ends it.
 type demoBlock struct {
 	gast.BaseBlock
-	open bool
-	d    *demo
-	out  string // the page's output path
+	open    bool
+	d       *demo
+	out     string // the page's output path
+	pending bool   // the demo is not compiled yet (Config.DemosLater)
 }
 
 var kindDemo = gast.NewNodeKind("Demo")
@@ -79,6 +80,15 @@ func (r *nodeRenderer) demo(w util.BufWriter, src []byte, n gast.Node, entering 
 		return gast.WalkContinue, nil
 	}
 	d := n.(*demoBlock)
+	if d.pending {
+		// Without data-wasm, demo.js leaves the section alone.
+		if d.open {
+			w.WriteString(`<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, still being built">` + "\n" + `<p class="demo-note" role="status">The demo is still being built (make start compiles it after the course is served); reload this page in a minute or two to run it. Meanwhile, the text below says what it shows.</p>` + "\n" + `<div class="demo-static">` + "\n")
+		} else {
+			w.WriteString("</div>\n</section>\n")
+		}
+		return gast.WalkContinue, nil
+	}
 	if d.open {
 		fmt.Fprintf(w, `<section class="demo" id="opslab-demo" aria-label="Demo: the chapter's model, live" data-demo="%s" data-wasm="%s" data-runtime="%s">`+"\n"+`<div class="demo-static">`+"\n",
 			html.EscapeString(d.d.name), html.EscapeString(relURL(d.out, d.d.wasmOut())), html.EscapeString(relURL(d.out, wasmExecOut)))
@@ -144,8 +154,8 @@ func (b *builder) placeDemo(p *page) {
 			}
 			p.demo = d
 			b.demos = append(b.demos, d)
-			p.tree.ReplaceChild(p.tree, open, &demoBlock{open: true, d: d, out: p.out})
-			p.tree.ReplaceChild(p.tree, h, &demoBlock{d: d, out: p.out})
+			p.tree.ReplaceChild(p.tree, open, &demoBlock{open: true, d: d, out: p.out, pending: b.cfg.DemosLater})
+			p.tree.ReplaceChild(p.tree, h, &demoBlock{d: d, out: p.out, pending: b.cfg.DemosLater})
 			open = nil
 		}
 		n = next

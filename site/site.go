@@ -114,6 +114,12 @@ type Config struct {
 	// DemoCache keeps compiled demos by the hash of their inputs; ""
 	// means .cache/demos under Root.
 	DemoCache string
+	// DemosLater builds the pages without compiling the demos: a page's
+	// demo shows its static explanation and says the demo is still being
+	// built. make start serves such a build at once, so a learner reads
+	// while the demos and the lab cluster are compiled, then builds again
+	// with the demos.
+	DemosLater bool
 	// Tracks are the chapters' build-along tracks (chapters.Tracks): each
 	// chapter's page ends with its steps, linked to the sections they
 	// belong to and to the functions the learner writes.
@@ -323,7 +329,7 @@ func (b *builder) run() error {
 			}
 		}
 	}
-	if len(b.problems) == 0 {
+	if len(b.problems) == 0 && !b.cfg.DemosLater {
 		// A demo that no longer builds against its chapter's model fails
 		// the build like a stale quote.
 		if err := b.buildDemos(); err != nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/opslab/opslab/site"
 )
 
-const usage = `usage: site -out DIR [-root DIR] [-results FILE.json[,FILE.json...]] [-serve ADDR [-watch]]
+const usage = `usage: site -out DIR [-root DIR] [-results FILE.json[,FILE.json...]] [-serve ADDR [-watch] [-demos-later]]
 
 Site builds the course site into DIR. It fails, naming file and line, when a
 quote is stale or missing, a proof names no test, or a link or anchor is
@@ -33,6 +33,8 @@ not run.
                    (several files separated by commas)
   -serve ADDR      serve the site on ADDR (e.g. localhost:8080) after building
   -watch           with -serve: rebuild when a Markdown or Go file changes
+  -demos-later     with -serve: serve the pages first, their demos marked as
+                   still being built, then build again with the demos
 `
 
 // Main runs the command with the process's arguments and exits.
@@ -55,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Results, "results", "", "")
 	serve := fs.String("serve", "", "")
 	watch := fs.Bool("watch", false, "")
+	later := fs.Bool("demos-later", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -73,8 +76,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case *watch && *serve == "":
 		fmt.Fprintf(stderr, "site: -watch needs -serve ADDR\n%s", usage)
 		return 2
+	case *later && *serve == "":
+		fmt.Fprintf(stderr, "site: -demos-later needs -serve ADDR\n%s", usage)
+		return 2
 	}
-	built := build(cfg, stdout, stderr)
+	first := cfg
+	first.DemosLater = *later
+	built := build(first, stdout, stderr)
 	if *serve == "" {
 		if !built {
 			return 1
@@ -87,7 +95,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "serving the course at http://%s/\n", ln.Addr())
-	if *watch {
+	if *later {
+		// The demos are compiled while the pages are read; the build that
+		// brings them replaces the site in place, as a watched change does.
+		go func() {
+			fmt.Fprintln(stdout, "site: compiling the chapters' demos while the course is served")
+			build(cfg, stdout, stderr)
+			if *watch {
+				watchLoop(ctx, cfg, stdout, stderr)
+			}
+		}()
+	} else if *watch {
 		go watchLoop(ctx, cfg, stdout, stderr)
 	}
 	srv := &http.Server{Handler: http.FileServer(http.Dir(cfg.Out)), ReadHeaderTimeout: 10 * time.Second}
