@@ -28,8 +28,10 @@ const (
 //
 //	max(1, min(ceil(0.15 × nominal), nominal / handSize))
 //
-// with an integer division. A level without queues (Reject) gets no limit
-// of its own: it returns 0 and the estimator's own caps apply.
+// with an integer division. A level created without queues (Reject) gets
+// no limit of its own: it returns 0 and the estimator's own caps apply. (A
+// level switched from Queue to Reject keeps the cap it had: the server
+// forgets a level's cap only when the level is removed.)
 func MaxSeats(nominal int, q *Queuing) int {
 	if q == nil || q.HandSize < 1 {
 		return 0

@@ -23,7 +23,7 @@ func TestMaxSeats(t *testing.T) {
 		want         int
 	}{
 		{"lab level", "12 nominal seats, hand of 4: min(ceil(1.8), 12/4) = 2", 12, queuing(16, 4, 20), 2},
-		{"workload-low", "245 seats, hand of 6: min(37, 40) = 37, above both estimators' own caps", 245, queuing(128, 6, 50), 37},
+		{"workload-low", "245 seats, hand of 6: min(37, 40) = 37: above the write estimator's cap of 10, below the LIST cap of 100 that v1.37 uses", 245, queuing(128, 6, 50), 37},
 		{"small level, big hand", "3/8 is 0 in integer division, and the floor is 1", 3, queuing(64, 8, 50), 1},
 		{"hand divides first", "40 seats, hand of 8: min(6, 5) = 5", 40, queuing(64, 8, 50), 5},
 		{"reject", "a level without queues gets no limit of its own", 12, nil, 0},
