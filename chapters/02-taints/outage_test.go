@@ -247,3 +247,29 @@ func TestTaintsBeforeFullDisruptionComeOff(t *testing.T) {
 		t.Errorf("%v still tainted when every zone is dead", left)
 	}
 }
+
+// TestTaintPassInsideSmallPartialTaintsOne: the race is not only the whole
+// cluster's. When most of the small zone fails at once, a tainting pass
+// that runs between the health pass's queueing and its judging takes the
+// Normal bucket's token: one node of zone-c is tainted, and stays, although
+// the zone is then judged partly disrupted and its rate set to zero.
+func TestTaintPassInsideSmallPartialTaintsOne(t *testing.T) {
+	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
+	var small Experiment
+	for _, e := range Experiments(OutageLayout) {
+		if e.Name == "small-partial" {
+			small = e
+		}
+	}
+	if got := marksString(o.Predict(small)); got != "" {
+		t.Fatalf("without a pass inside, small-partial gives %q, want nothing", got)
+	}
+	o.Inside = true
+	p := o.Predict(small)
+	if got, want := marksString(p), "zone-c:+0.0"; got != want {
+		t.Errorf("with a pass inside, small-partial gives %q, want %q", got, want)
+	}
+	if left := p.Left(); len(left) != 1 {
+		t.Errorf("the taints still on at the end are %v, want one in zone-c", left)
+	}
+}

@@ -269,3 +269,47 @@ func TestTainterSingleZoneAllDownTaintsNothing(t *testing.T) {
 		t.Errorf(`Zone("") = %s, %v, want FullDisruption, 0`, s, r)
 	}
 }
+
+// TestTainterSingleZoneStaggeredFailures: in a single zone, nodes that fail
+// one after another are tainted at the normal rate while some node is still
+// Ready, and those taints' clocks run. Only the pass that sees the last node
+// fail takes them off. Here four of ten nodes fail at 0 s (40 %: a Normal
+// zone) and the other six at 25 s: -0, -1 and -2 are tainted at 0, 10 and
+// 20 s, and a pod that tolerates the taint for 8 s is deleted from -0 and
+// -1 before the taints come off at 25 s; the one on -2 is spared.
+func TestTainterSingleZoneStaggeredFailures(t *testing.T) {
+	tr := NewTainter(DefaultRates())
+	tols := []Toleration{tolerate(KeyUnreachable, NoExecute, Seconds(8))}
+	timers := map[string]*Timer{}
+	deleted := map[string]int{}
+	for s := 0; s <= 60; s++ {
+		down := 4
+		if s >= 25 {
+			down = 10
+		}
+		now := t0.Add(time.Duration(s) * time.Second)
+		for _, c := range tr.Step(now, zoneNodes("", 10, down, Unknown)) {
+			if timers[c.Node] == nil {
+				timers[c.Node] = &Timer{}
+			}
+			var on []Taint
+			if c.Added {
+				on = []Taint{c.Taint}
+			}
+			timers[c.Node].Observe(now, on, tols)
+		}
+		for node, tm := range timers {
+			if f, ok := tm.FireAt(); ok && !f.After(now) {
+				if _, done := deleted[node]; !done {
+					deleted[node] = s
+				}
+			}
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"-0": 8, "-1": 18}, deleted); diff != "" {
+		t.Errorf("pods deleted, by node, at seconds (-want +got):\n%s", diff)
+	}
+	if s, r := tr.Zone(""); s != FullDisruption || r != 0 {
+		t.Errorf(`Zone("") = %s, %v, want FullDisruption, 0`, s, r)
+	}
+}

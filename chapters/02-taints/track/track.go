@@ -79,7 +79,7 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "my-timetable", Title: "Your own timetable (lab step 7)", Section: "the-lab",
+		ID: "my-timetable", Title: "Your own timetable (lab step 7)", Section: "step-7-stretch-your-own-timetable",
 		Funcs: []string{"lab/mytimetable/main.go#print", "lab/mytimetable/main.go#leaves", "lab/mytimetable/main.go#matches"},
 		Tests: []string{"TestReferenceAnswerMatchesModel"},
 		Hints: []string{
