@@ -25,6 +25,8 @@
 // tolerations, and a value of zero or less means at once. See [Evict];
 // upstream is processPodOnNode and getMinTolerationTime in
 // k8s.io/kubernetes/pkg/controller/tainteviction/taint_eviction.go.
+// A pod whose tolerations the API server refuses never runs, so [EvictPod]
+// answers it with the server's refusal ([ValidatePod]), not a verdict.
 // [Timer] follows one pod's scheduled deletion through changes: it starts
 // when the controller sees the taint, is cancelled when the taint goes
 // first, and once scheduled is neither pushed later nor pulled earlier.
