@@ -10,6 +10,14 @@ import (
 // k8s.io/kubectl pkg/cmd/drain).
 const RetryDelay = 5 * time.Second
 
+// KubectlLine is what kubectl drain prints for an eviction refused with
+// 429: the error's text, which is the answer's message alone. The causes
+// that say why (which budget, how many healthy pods) stay in the answer's
+// details (evictPods in k8s.io/kubectl pkg/drain).
+func (d Decision) KubectlLine(namespace string) string {
+	return fmt.Sprintf("error when evicting pods/%q -n %q (will retry after %v): %s", d.Pod, namespace, RetryDelay, d.Message)
+}
+
 // A DrainResult says how a drain ended.
 type DrainResult struct {
 	Node           string

@@ -250,3 +250,42 @@ func TestDrainPaceFollowsStartupTime(t *testing.T) {
 		})
 	}
 }
+
+// AlwaysAllow lets only the pod that is not Ready go: that pod still uses
+// up the budget's margin, so the drain of a node with a healthy replica
+// waits as under the default policy, while the broken pod's own node
+// drains at once.
+func TestAlwaysAllowFreesOnlyTheUnreadyPod(t *testing.T) {
+	c := web(t, 3, func(b *Budget) { minAvailable(Int(2))(b); b.UnhealthyPodEvictionPolicy = AlwaysAllow })
+	must(t, c.SetReady("web-2", false))
+	r, err := c.Drain("pdb-1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Done() || !r.Stalled || len(r.Left) != 1 || r.Left[0] != "web-1" {
+		t.Errorf("Drain(pdb-1) under AlwaysAllow with web-2 not Ready = %s, want stalled with web-1 left: 2 healthy over a floor of 2", r.Summary())
+	}
+	r, err = c.Drain("pdb-2", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Done() {
+		t.Errorf("Drain(pdb-2) = %s, want done: the unready web-2 may go", r.Summary())
+	}
+}
+
+// kubectl drain prints a refusal's message and not its causes: the line a
+// learner sees in the lab's step 2 does not say which budget refused, nor
+// how many healthy pods it counted.
+func TestKubectlPrintsTheMessageOnly(t *testing.T) {
+	c := web(t, 3, minAvailable(Int(3)))
+	d := c.EvictDryRun("web-2")
+	want := `error when evicting pods/"web-2" -n "pdb-lab" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`
+	if got := d.KubectlLine("pdb-lab"); got != want {
+		t.Errorf("kubectl drain's line for %s:\n got %s\nwant %s", d, got, want)
+	}
+	cause := "The disruption budget web needs 3 healthy pods and has 3 currently"
+	if len(d.Causes) != 1 || d.Causes[0] != cause {
+		t.Errorf("causes %q, want [%q]: the reason is in the answer, not in kubectl's line", d.Causes, cause)
+	}
+}

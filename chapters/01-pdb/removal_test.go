@@ -23,11 +23,13 @@ func TestNodeFailureKeepsPodsUntilTaintEviction(t *testing.T) {
 		wantWeb1   string // web-1's state
 		wantHealth int    // the budget's currentHealthy
 	}{
-		{"the power is off, the API server has not noticed", NodeMonitorGracePeriod - time.Second, 3, "Ready", 3},
-		{"the grace period is over: not Ready, still there", NodeMonitorGracePeriod, 3, "not Ready", 2},
-		{"a second before the toleration runs out", NodeMonitorGracePeriod + DefaultTolerationSeconds - time.Second, 3, "not Ready", 2},
-		{"the taint eviction controller deletes it: Terminating, replaced", NodeMonitorGracePeriod + DefaultTolerationSeconds, 4, "Terminating", 2},
-		{"the replacement is Ready", NodeMonitorGracePeriod + DefaultTolerationSeconds + 15*time.Second, 4, "Terminating", 3},
+		// Absolute times: the 50 s grace period and the 300 s toleration
+		// are the defaults the chapter states.
+		{"the power is off, the API server has not noticed", 49 * time.Second, 3, "Ready", 3},
+		{"the grace period is over: not Ready, still there", 50 * time.Second, 3, "not Ready", 2},
+		{"a second before the toleration runs out", 349 * time.Second, 3, "not Ready", 2},
+		{"the taint eviction controller deletes it: Terminating, replaced", 350 * time.Second, 4, "Terminating", 2},
+		{"the replacement is Ready", 365 * time.Second, 4, "Terminating", 3},
 	}
 	for _, s := range steps {
 		if err := c.Advance(s.at - c.Now()); err != nil {

@@ -9,7 +9,7 @@ import "github.com/opslab/opslab/internal/learn"
 // Track is the chapter's steps.
 var Track = learn.Track{Dir: "01-pdb", Steps: []learn.Step{
 	{
-		ID: "scaled", Title: "How many pods is 50%?", Section: "the-disruption-controller-computes-the-status",
+		ID: "scaled", Title: "How many pods is 50%?", Section: "what-a-budget-counts",
 		Funcs: []string{"intorpercent.go#IntOrPercent.Scaled"},
 		// The chapter proves the rounding through whole scenarios, which
 		// need the later steps; the oracle needs only Scaled.
@@ -20,7 +20,7 @@ var Track = learn.Track{Dir: "01-pdb", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "selector", Title: "Which pods does a budget protect?", Section: "the-disruption-controller-computes-the-status",
+		ID: "selector", Title: "Which pods does a budget protect?", Section: "what-a-budget-counts",
 		Funcs: []string{"budget.go#Selector.Matches"},
 		Tests: []string{"TestSelector"},
 		Hints: []string{
@@ -29,7 +29,7 @@ var Track = learn.Track{Dir: "01-pdb", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "healthy", Title: "Who counts as healthy", Section: "the-disruption-controller-computes-the-status",
+		ID: "healthy", Title: "Who counts as healthy", Section: "what-a-budget-counts",
 		Funcs: []string{"budget.go#disrupted", "budget.go#countHealthy"},
 		Tests: []string{"TestDisruptedPodsExpireAfterTwoMinutes"},
 		Hints: []string{
@@ -38,9 +38,9 @@ var Track = learn.Track{Dir: "01-pdb", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "status", Title: "The budget's status", Section: "the-disruption-controller-computes-the-status",
+		ID: "status", Title: "The budget's status", Section: "what-a-budget-counts",
 		Funcs: []string{"budget.go#expected", "budget.go#computeStatus"},
-		Tests: []string{"TestStatus"},
+		Tests: []string{"TestStatus", "TestAutoscalerSkipsNodeUnderStrictBudget", "TestOverlappingBudgetsCreatedBeforeTheirPods"},
 		Hints: []string{
 			"expected: maxUnavailable and a percentage of minAvailable read the controllers' scales, each controller once (owner names a rollout's two ReplicaSets as their one Deployment); an integer minAvailable counts the pods that exist.",
 			"desiredHealthy is expectedPods minus maxUnavailable scaled (never below 0), or minAvailable scaled.",
@@ -48,10 +48,10 @@ var Track = learn.Track{Dir: "01-pdb", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "evict", Title: "The eviction subresource's answer", Section: "the-eviction-subresource-trusts-the-status",
+		ID: "evict", Title: "The eviction subresource's answer", Section: "what-the-eviction-api-answers",
 		Funcs: []string{"eviction.go#checkAndDecrement", "eviction.go#Eviction.decide"},
 		Tests: []string{"TestEvictRefusedAtFloorThenAllowedOnceReplacementReady", "TestEvictForbidden",
-			"TestEvictGenerationNotObserved", "TestEvictTrustsStatus", "TestEvictIgnoresBudgetsForPodsNotRunning",
+			"TestEvictGenerationNotObserved", "TestEvictTrustsStatus", "TestEvictIgnoresBudgetsForPodsNotRunning", "TestKubectlPrintsTheMessageOnly",
 			"TestEvictWithoutBudget", "TestEvictSeveralBudgets", "TestUnhealthyPodEvictionPolicy",
 			"TestEvictUnreadyPodSkipsGenerationCheck", "TestEvictDryRunChangesNothing", "TestEvictUnknownPod",
 			"TestConcurrentEvictionsConflict", "TestPercentRoundsUp", "TestSelectorDecidesWhatIsProtected",
@@ -66,11 +66,11 @@ var Track = learn.Track{Dir: "01-pdb", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "drain", Title: "kubectl drain asks again", Section: "kubectl-drain-asks-again-every-5-seconds",
+		ID: "drain", Title: "kubectl drain asks again", Section: "how-kubectl-drain-behaves",
 		Funcs: []string{"drain.go#Cluster.drain"},
 		Tests: []string{"TestDrainWaitsForReplacements", "TestDrainStallsWhenFloorEqualsReplicas", "TestLooserFloorLetsDrainFinish",
 			"TestDrainFailsOnSeveralBudgets", "TestDrainNodesOneAfterAnother", "TestDrainPaceFollowsStartupTime",
-			"TestBrokenReplicaBlocksDrains"},
+			"TestBrokenReplicaBlocksDrains", "TestDrainCordonsTheNode", "TestAlwaysAllowFreesOnlyTheUnreadyPod"},
 		Hints: []string{
 			"Evict every pod on the node; allowed or already gone counts as evicted, 429 is retried, anything else fails the pod.",
 			"Retry the refused ones every RetryDelay until none is left, the timeout passes, or nothing can change any more (stalled).",

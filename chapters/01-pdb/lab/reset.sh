@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# reset.sh returns the cluster to the state before chapter 1's lab: it
+# deletes namespace pdb-lab, waiting until it is gone so that the lab can
+# start again at once, and makes the chapter's nodes schedulable.
+set -euo pipefail
+# The course's kubectl, whatever else is on the PATH (see make env).
+. "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
+export PATH=$LAB_BIN:$PATH
+ctx=${OPSLAB_CONTEXT:-kwok-opslab}
+k() { kubectl --context "$ctx" "$@"; }
+k delete namespace pdb-lab --ignore-not-found --wait=true --timeout=90s
+k uncordon pdb-1 pdb-2 pdb-3
