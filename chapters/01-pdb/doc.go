@@ -78,6 +78,19 @@
 // eviction with dryRun: All does. [Cluster.Delete] removes a pod without
 // asking any budget, as a remover that deletes rather than evicts does.
 //
+// # Rolling updates and the autoscaler
+//
+// [Cluster.Rollout] is a change of a Deployment's pod template: a new
+// ReplicaSet grows within [Strategy].MaxSurge, and the old one shrinks only
+// while more than replicas − MaxUnavailable pods are available
+// (pkg/controller/deployment/rolling.go). It asks no budget, and a pod that
+// a drain evicted holds it up until the replacement is available. For a
+// budget, the two ReplicaSets are one controller, the Deployment, with its
+// replicas (getPodDeployment). [Cluster.ScaleDownBlocker] is the Cluster
+// Autoscaler's PDB rule: a node with a pod whose budget allows less than
+// one disruption is left out of a scale-down, without a cordon or an
+// eviction.
+//
 // # Losses nobody asks about
 //
 // [Cluster.CrashContainer] is a container that exits: the kubelet restarts
