@@ -49,6 +49,10 @@
 //	drain NODE... [timeout D]              kubectl drain NODE... --timeout D
 //	cordon NODE / uncordon NODE
 //	scale DEPLOYMENT N
+//	rollout DEPLOYMENT [surge N] [unavailable N] [min-ready D]
+//	                                       a rolling update to a new
+//	                                       ReplicaSet, DEPLOYMENT-v2 (by
+//	                                       default surge 1, unavailable 0)
 //	set BUDGET (min-available V | max-unavailable V | policy P)
 //	unready POD / ready POD                its readiness probe fails / passes
 //	controller stop / controller start     the disruption controller

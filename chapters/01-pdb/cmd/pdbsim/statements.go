@@ -122,6 +122,8 @@ func (s *sim) do(w []string) error {
 			return err
 		}
 		return s.c.Scale(args[0], n)
+	case "rollout":
+		return s.rollout(args)
 	case "set":
 		return s.set(args)
 	case "controller":
@@ -417,4 +419,30 @@ func labels(s string) (map[string]string, error) {
 		m[k] = v
 	}
 	return m, nil
+}
+
+// rollout reads "DEPLOYMENT [surge N] [unavailable N] [min-ready D]": a
+// rolling update with those bounds (by default surge 1, unavailable 0).
+func (s *sim) rollout(args []string) error {
+	if len(args) == 0 || len(args)%2 != 1 {
+		return fmt.Errorf("rollout wants DEPLOYMENT [surge N] [unavailable N] [min-ready D], got %q", strings.Join(args, " "))
+	}
+	st := pdb.Strategy{MaxSurge: 1}
+	for i := 1; i < len(args); i += 2 {
+		var err error
+		switch args[i] {
+		case "surge":
+			st.MaxSurge, err = count("surge", args[i+1])
+		case "unavailable":
+			st.MaxUnavailable, err = count("unavailable", args[i+1])
+		case "min-ready":
+			st.MinReady, err = duration("min-ready", args[i+1])
+		default:
+			return fmt.Errorf("rollout: unknown %q; want surge, unavailable or min-ready", args[i])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return s.c.Rollout(args[0], st)
 }
