@@ -226,19 +226,19 @@ func TestValidateAcceptsWhatTheKubeletAccepts(t *testing.T) {
 // TestValidatePriorityTableSorted: the table is accepted in any order and run
 // lowest priority first; the table as written is left as it is.
 func TestValidatePriorityTableSorted(t *testing.T) {
-	table := []Group{prio(100000, 10), prio(10000, 180), prio(1000, 120), prio(0, 60)}
+	table := []Group{prio(50000, 15), prio(7000, 120), prio(800, 45), prio(0, 30)}
 	c, err := Validate(kubelet(0, 0, table...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]Group{{100000, 10}, {10000, 180}, {1000, 120}, {0, 60}}, table); diff != "" {
+	if diff := cmp.Diff([]Group{{50000, 15}, {7000, 120}, {800, 45}, {0, 30}}, table); diff != "" {
 		t.Errorf("Validate sorted the table it was given (-want +got):\n%s", diff)
 	}
-	want := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 60}, {1000, 120}, {10000, 180}, {100000, 10}}}
+	want := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 30}, {800, 45}, {7000, 120}, {50000, 15}}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("Validate(table) mismatch (-want +got):\n%s", diff)
 	}
-	if c.Total() != 370*time.Second {
-		t.Errorf("Total() = %v, want 6m10s", c.Total())
+	if c.Total() != 210*time.Second {
+		t.Errorf("Total() = %v, want 3m30s", c.Total())
 	}
 }

@@ -76,22 +76,24 @@ func TestGroupByPriorityUpstream(t *testing.T) {
 	}
 }
 
-// TestGroupByPriorityJoinsHighestAtOrBelow: with the documentation's table
-// (100000, 1000, 0), a pod of 10000 joins the group of 1000. Each pod must be
-// in exactly one group, that one.
+// TestGroupByPriorityJoinsHighestAtOrBelow: with a table of 0, 800 and
+// 50000 (the chapter's own example), each pod joins the group with the
+// highest priority at or below its own; below every group, the lowest; above
+// every group, the highest. Each pod must be in exactly one group.
 func TestGroupByPriorityJoinsHighestAtOrBelow(t *testing.T) {
-	groups := []Group{{0, 60}, {1000, 120}, {100000, 300}}
+	groups := []Group{{0, 25}, {800, 45}, {50000, 90}}
 	tests := []struct {
 		name, reason string
 		priority     int32
 		want         int32
 	}{
-		{"custom-class-b", "10000 is between 1000 and 100000: the lower group", 10000, 1000},
-		{"custom-class-a", "exactly at a group's priority: that group", 100000, 100000},
-		{"custom-class-c", "exactly 1000", 1000, 1000},
-		{"regular", "no class: priority 0", 0, 0},
-		{"negative", "below every group: the lowest", -5, 0},
-		{"system-node-critical", "above every group: the highest", CriticalPriority + 1000, 100000},
+		{"regular", "no class: priority 0, exactly the lowest entry", 0, 0},
+		{"between low", "640 is between 0 and 800: the lower group", 640, 0},
+		{"exact", "exactly at a group's priority: that group", 800, 800},
+		{"between high", "7000 is between 800 and 50000: the lower group", 7000, 800},
+		{"top entry", "exactly 50000", 50000, 50000},
+		{"system-node-critical", "above every group: the highest", 2_000_001_000, 50000},
+		{"negative", "below every group: the lowest", -3, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,19 +272,19 @@ func TestPlanComparesSeconds(t *testing.T) {
 // TestPlanSkipsEmptyGroups: a group without pods takes no time; the next group
 // starts at once.
 func TestPlanSkipsEmptyGroups(t *testing.T) {
-	c := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 60}, {1000, 120}, {10000, 180}, {100000, 10}}}
-	p := NewPlan(c, []Pod{makePod("batch", 0, seconds(60)), makePod("db", 100000, seconds(30))})
+	c := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 30}, {800, 45}, {7000, 120}, {50000, 15}}}
+	p := NewPlan(c, []Pod{makePod("batch", 0, seconds(30)), makePod("ledger", 50000, seconds(15))})
 	want := []GroupStep{
-		{Group: Group{0, 60}, Pods: 1, Start: 0, End: 60 * time.Second},
-		{Group: Group{1000, 120}, Skipped: true, Start: 60 * time.Second, End: 60 * time.Second},
-		{Group: Group{10000, 180}, Skipped: true, Start: 60 * time.Second, End: 60 * time.Second},
-		{Group: Group{100000, 10}, Pods: 1, Start: 60 * time.Second, End: 70 * time.Second},
+		{Group: Group{0, 30}, Pods: 1, Start: 0, End: 30 * time.Second},
+		{Group: Group{800, 45}, Skipped: true, Start: 30 * time.Second, End: 30 * time.Second},
+		{Group: Group{7000, 120}, Skipped: true, Start: 30 * time.Second, End: 30 * time.Second},
+		{Group: Group{50000, 15}, Pods: 1, Start: 30 * time.Second, End: 45 * time.Second},
 	}
 	if diff := cmp.Diff(want, p.Groups); diff != "" {
 		t.Errorf("NewPlan groups mismatch (-want +got):\n%s", diff)
 	}
-	if p.Requested != 370*time.Second || p.End != 70*time.Second {
-		t.Errorf("Requested, End = %v, %v; want 6m10s, 1m10s: the kubelet asks for every group's seconds, the pods need less", p.Requested, p.End)
+	if p.Requested != 210*time.Second || p.End != 45*time.Second {
+		t.Errorf("Requested, End = %v, %v; want 3m30s, 45s: the kubelet asks for every group's seconds, the pods need less", p.Requested, p.End)
 	}
 }
 
