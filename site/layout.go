@@ -129,6 +129,11 @@ func (b *builder) layout(out, title, description string, body template.HTML, toc
 		// among them: the loader fetches it when the reader starts the demo.
 		d.Scripts = []string{relURL(out, dm.uiOut()), relURL(out, "_assets/demo.js")}
 	}
+	// A page with claim marks loads the script that opens their evidence;
+	// the others do not pay for it.
+	if strings.Contains(string(body), `class="footnote-ref claim-mark"`) {
+		d.Scripts = append(d.Scripts, relURL(out, "_assets/claims.js"))
+	}
 	if hasCJK(title) {
 		d.Lang = "ja"
 	}

@@ -88,6 +88,7 @@ func (r *nodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindBadge, r.badge)
 	reg.Register(gast.KindCodeBlock, r.codeBlock)
 	reg.Register(kindDemo, r.demo)
+	reg.Register(kindClaimMark, r.claimMark)
 }
 
 // codeBlock renders an indented code block (often an ASCII diagram) as
@@ -243,6 +244,7 @@ func (b *builder) render(p *page) error {
 	for _, pr := range p.doc.Proofs {
 		b.proof(p, dir, pr)
 	}
+	b.claims(p, dir)
 	b.inlineFigures(p, dir)
 	b.placeDemo(p)
 	var buf bytes.Buffer

@@ -40,6 +40,20 @@
 // markers among them). Pages carry a Content-Security-Policy that allows
 // nothing from outside the site, and no inline script or style.
 //
+// # Claims
+//
+// A chapter's claim marker, a footnote reference [^id] whose id is the
+// claim of a plant in the chapter's plants directory (see package proof),
+// is drawn as a mark in the margin. Without JavaScript it is the
+// footnote's link, as on a Git host; with it, claims.js makes it a button
+// that opens a popover: the claim's counterfactual in one line ("if X,
+// TestY fails"), its tests with their results, linked to their source, and
+// the upstream line it follows. The popovers' content is claims.json
+// beside the page, fetched when a reader first opens one, so a page weighs
+// no more for its claims than its marks and the script; only pages with
+// marks load the script. Given results, a claim's test that failed or did
+// not run fails the build, as a proof link's does.
+//
 // # Demos
 //
 // A chapter may have an interactive demo: a main package in its demo
