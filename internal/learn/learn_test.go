@@ -151,3 +151,26 @@ func TestClaims(t *testing.T) {
 		t.Errorf("Claims[TestTolerates] = %+v, want %+v", got, want)
 	}
 }
+
+// TestClaimsFollowMarks: a README in the shape of a chapter links no tests;
+// a sentence's claim mark leads to a section of the evidence page, and the
+// tests that section links (its subsections too) are that sentence's, a
+// test named in full before one whose case another section names.
+func TestClaimsFollowMarks(t *testing.T) {
+	c, err := Claims("testdata/marked/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wildcard := Claim{Sentence: "An empty key with Exists tolerates every taint.", Section: "Taints and tolerations", Anchor: "taints-and-tolerations"}
+	effects := Claim{Sentence: "every effect", Section: "Taints and tolerations", Anchor: "taints-and-tolerations"}
+	want := map[string]Claim{
+		"TestTolerates/empty_key":    wildcard,
+		"TestTolerates/empty_effect": effects,
+		"TestTolerates":              wildcard,
+		"TestOracle":                 wildcard,
+		"TestDeeper":                 wildcard,
+	}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("Claims (-want +got):\n%s", diff)
+	}
+}

@@ -40,7 +40,7 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 		ID: "evict", Title: "When does the pod leave?", Section: "when-a-pod-leaves",
 		Funcs: []string{"eviction.go#Evict"},
 		Tests: []string{"TestEvict", "TestEvictNamesUntoleratedTaint", "TestEvictUpstreamCases", "TestTimetableSoonestFirst",
-			"TestOneRuleForPlacementAndEviction", "TestPlacedThenDeletedAtOnce"},
+			"TestOneRuleForPlacementAndEviction", "TestPlacedThenDeletedAtOnce", "TestEvictPodRefusesWhatTheServerRefuses"},
 		Hints: []string{
 			"Only NoExecute taints count. One that no toleration tolerates means at once, and the Verdict names it.",
 			"Collect, for each NoExecute taint, the first toleration that tolerates it; no such taint at all means never.",
@@ -52,7 +52,7 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 		Funcs: []string{"timer.go#Timer.Observe"},
 		Tests: []string{"TestTimerStartsWhenObserved", "TestTimerCancelledWhenTaintGoesFirst", "TestTimerNotPushedLater",
 			"TestTimerNotPulledEarlier", "TestTimerUntoleratedReplacesSchedule", "TestTimerForeverCancels",
-			"TestTimerStartsAgainAfterRestart"},
+			"TestTimerStartsAgainAfterRestart", "TestTainterSingleZoneStaggeredFailures"},
 		Hints: []string{
 			"Ask Evict. An untolerated taint arms the timer to fire now; Never disarms it.",
 			"Otherwise fire at now + Leave.After, unless a timer is already armed: it keeps its first start, and a later trigger does not move it.",
