@@ -138,97 +138,126 @@ type Outcome struct {
 // nor tainted.
 func Simulate(s Scenario) Outcome {
 	never := Moment{Never: true}
-	o := Outcome{Terminating: never, Gone: never, Detached: never, Replacement: never}
-	var (
-		ready        = true
-		outOfService = false
-		terminating  = false
-		gone         = false
-		detachAsked  time.Duration
-		needless     = false // the volume is out of the desired state
-		deleteAsked  time.Duration
-		next         = 0
-		nodeGone     = false
-		missingSeen  = Moment{Never: true}
-	)
-	unneeded := func(t time.Duration) {
-		if !needless {
-			needless, detachAsked = true, t
-		}
+	w := &world{
+		s:           s,
+		o:           Outcome{Terminating: never, Gone: never, Detached: never, Replacement: never},
+		ready:       true,
+		missingSeen: never,
 	}
-	remove := func(t time.Duration, by string) {
-		gone = true
-		o.Gone, o.By = at(t), by
-		unneeded(t)
-	}
+	next := 0
 	nextGC := s.PodGCOffset
 	for t := time.Duration(0); t <= s.Until; t += ReconcilerPeriod {
 		for next < len(s.Events) && s.Events[next].At <= t {
-			e := s.Events[next]
+			w.apply(s.Events[next].Kind, t)
 			next++
-			switch e.Kind {
-			case NodeNotReady:
-				ready = false
-			case NodeReady:
-				ready = true
-			case TaintOutOfService:
-				outOfService = true
-			case UntaintOutOfService:
-				outOfService = false
-			case DeleteRequested:
-				if !terminating && !gone {
-					terminating = true
-					o.Terminating = at(t)
-					deleteAsked = t
-				}
-			case ForceDeleted:
-				if !gone {
-					remove(t, ByHand)
-				}
-			case NodeDeleted:
-				nodeGone, ready, outOfService = true, false, false
-			}
 		}
-		if terminating && s.ContainersStopped {
+		if w.terminating && s.ContainersStopped {
 			// IsPodTerminated: a deletionTimestamp and no running container.
-			unneeded(t)
+			w.unneeded(t)
 		}
 		// A live kubelet finishes a pending deletion itself, once the pod's
 		// grace period is over.
-		if ready && terminating && !gone && t-deleteAsked >= s.GracePeriod {
-			remove(t, ByKubelet)
+		if w.ready && w.terminating && !w.gone && t-w.deleteAsked >= s.GracePeriod {
+			w.remove(t, ByKubelet)
 		}
 		if t >= nextGC {
 			nextGC += PodGCPeriod
-			// The pod GC's test in gcTerminating: not Ready and the taint key present.
-			if terminating && !gone && !ready && outOfService {
-				remove(t, ByPodGC)
-			}
-			// gcOrphaned: quarantine the node name on the first run that
-			// misses it, delete its pods on the first run after quarantine.
-			if nodeGone && !gone {
-				if missingSeen.Never {
-					missingSeen = at(t)
-				} else if t-missingSeen.At >= OrphanQuarantine {
-					remove(t, ByPodGCOrphaned)
-				}
-			}
+			w.podGC(t)
 		}
-		if s.Volume && needless && o.Detached.Never {
-			switch {
-			case ready:
-				// The kubelet unmounts, so the detach is safe.
-				o.Detached, o.How = at(t), DetachedNormal
-			case outOfService:
-				o.Detached, o.How = at(t), DetachedOutOfService
-			case t-detachAsked > MaxWaitForUnmount && !s.DisableForceDetachOnTimeout:
-				// The data on the volume may be corrupt if the node still writes to it.
-				o.Detached, o.How = at(t), DetachedTimeout
-			}
+		if s.Volume && w.needless && w.o.Detached.Never {
+			w.detach(t)
 		}
-		if gone && (!s.Volume || !o.Detached.Never) && o.Replacement.Never {
-			o.Replacement = at(t)
+		if w.gone && (!s.Volume || !w.o.Detached.Never) && w.o.Replacement.Never {
+			w.o.Replacement = at(t)
 		}
 	}
-	return o
+	return w.o
+}
+
+// A world is the node, its pod and its volume as Simulate runs them.
+type world struct {
+	s Scenario
+	o Outcome
+
+	ready, outOfService, nodeGone bool
+	terminating, gone             bool
+	deleteAsked                   time.Duration
+	// needless says the volume has left the desired state, since detachAsked.
+	needless    bool
+	detachAsked time.Duration
+	// missingSeen is the pod GC's run that first found the Node gone.
+	missingSeen Moment
+}
+
+// apply is an event from outside the controllers, at t.
+func (w *world) apply(kind EventKind, t time.Duration) {
+	switch kind {
+	case NodeNotReady:
+		w.ready = false
+	case NodeReady:
+		w.ready = true
+	case TaintOutOfService:
+		w.outOfService = true
+	case UntaintOutOfService:
+		w.outOfService = false
+	case DeleteRequested:
+		if !w.terminating && !w.gone {
+			w.terminating = true
+			w.o.Terminating = at(t)
+			w.deleteAsked = t
+		}
+	case ForceDeleted:
+		if !w.gone {
+			w.remove(t, ByHand)
+		}
+	case NodeDeleted:
+		w.nodeGone, w.ready, w.outOfService = true, false, false
+	}
+}
+
+// unneeded takes the volume out of the desired state at t, once.
+func (w *world) unneeded(t time.Duration) {
+	if !w.needless {
+		w.needless, w.detachAsked = true, t
+	}
+}
+
+// remove takes the old pod out of the API server at t.
+func (w *world) remove(t time.Duration, by string) {
+	w.gone = true
+	w.o.Gone, w.o.By = at(t), by
+	w.unneeded(t)
+}
+
+// podGC is one run of the pod garbage collector at t: gcTerminating, then
+// gcOrphaned.
+func (w *world) podGC(t time.Duration) {
+	// The pod GC's test in gcTerminating: not Ready and the taint key present.
+	if w.terminating && !w.gone && !w.ready && w.outOfService {
+		w.remove(t, ByPodGC)
+	}
+	// gcOrphaned: quarantine the node name on the first run that misses it,
+	// delete its pods on the first run after quarantine.
+	if w.nodeGone && !w.gone {
+		if w.missingSeen.Never {
+			w.missingSeen = at(t)
+		} else if t-w.missingSeen.At >= OrphanQuarantine {
+			w.remove(t, ByPodGCOrphaned)
+		}
+	}
+}
+
+// detach is one pass of the attach/detach controller's reconciler at t, for
+// a volume no pod needs any more.
+func (w *world) detach(t time.Duration) {
+	switch {
+	case w.ready:
+		// The kubelet unmounts, so the detach is safe.
+		w.o.Detached, w.o.How = at(t), DetachedNormal
+	case w.outOfService:
+		w.o.Detached, w.o.How = at(t), DetachedOutOfService
+	case t-w.detachAsked > MaxWaitForUnmount && !w.s.DisableForceDetachOnTimeout:
+		// The data on the volume may be corrupt if the node still writes to it.
+		w.o.Detached, w.o.How = at(t), DetachedTimeout
+	}
 }

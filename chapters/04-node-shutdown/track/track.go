@@ -61,14 +61,30 @@ var Track = learn.Track{Dir: "04-node-shutdown", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "unplanned", Title: "The unplanned end", Section: "the-unplanned-end",
-		Funcs: []string{"unplanned.go#Simulate"},
-		Tests: []string{"TestUnplannedStaysTerminatingWithoutTaint", "TestUnplannedOutOfServiceNeedsNotReady",
-			"TestUnplannedPodGCWithinOnePeriod", "TestUnplannedVolumeDetach", "TestUnplannedDetachWhileTerminating",
-			"TestUnplannedOrphanedPodGC", "TestUnplannedUntilIsInclusive"},
+		ID: "unplanned", Title: "A dead node's pod", Section: "the-unplanned-end",
+		Funcs: []string{"unplanned.go#Simulate", "unplanned.go#world.apply", "unplanned.go#world.unneeded", "unplanned.go#world.remove"},
+		Tests: []string{"TestUnplannedStaysTerminatingWithoutTaint"},
 		Hints: []string{
-			"Without the out-of-service taint, a pod on a dead node stays Terminating: nobody confirms it is gone.",
-			"Read Scenario's fields and Outcome's moments: each controller acts at the first moment its own conditions hold.",
+			"Simulate walks a clock in steps of ReconcilerPeriod, up to and including Until; at each step it applies the events that are due, then lets the kubelet and the controllers act.",
+			"Only a Ready node's kubelet finishes a deletion, once the pod's grace period is over; on a dead node the pod stays Terminating. Leave podGC and detach for the next steps.",
+		},
+	},
+	{
+		ID: "pod-gc", Title: "The pod garbage collector", Section: "the-out-of-service-taint",
+		Funcs: []string{"unplanned.go#world.podGC"},
+		Tests: []string{"TestUnplannedOutOfServiceNeedsNotReady", "TestUnplannedPodGCWithinOnePeriod", "TestUnplannedUntilIsInclusive"},
+		Hints: []string{
+			"A Terminating pod goes only when its node is not Ready and carries the out-of-service taint, both at the moment of the run.",
+			"A Node object that is gone: note the first run that misses it, and remove the pod on the first run at least OrphanQuarantine later.",
+		},
+	},
+	{
+		ID: "detach", Title: "The attach/detach controller", Section: "other-ways-out",
+		Funcs: []string{"unplanned.go#world.detach"},
+		Tests: []string{"TestUnplannedVolumeDetach", "TestUnplannedDetachWhileTerminating", "TestUnplannedOrphanedPodGC"},
+		Hints: []string{
+			"A volume no pod needs is detached the normal way from a Ready node, at once under the out-of-service taint.",
+			"Otherwise it waits more than MaxWaitForUnmount from the moment it stopped being needed, unless force detach on timeout is disabled.",
 		},
 	},
 }}
