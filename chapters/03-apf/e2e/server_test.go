@@ -418,7 +418,7 @@ func TestRequestsAPFNeverSees(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := sendRaw(ctx, t, cfg, "apf-e2e-someone", nil, "GET", tc.path, nil)
-			got := resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID") != ""
+			got := kube.ProbeOf(resp).FlowSchemaUID != ""
 			if got != tc.classified {
 				t.Errorf("GET %s: HTTP %d, classification headers %v, want %v", tc.path, resp.StatusCode, got, tc.classified)
 			}
@@ -428,8 +428,8 @@ func TestRequestsAPFNeverSees(t *testing.T) {
 		anon := rest.AnonymousClientConfig(cfg)
 		anon.BearerToken = "not-a-token"
 		resp := sendRaw(ctx, t, anon, "", nil, "GET", "/api/v1/namespaces", nil)
-		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID") != "" {
-			t.Errorf("bad token: HTTP %d with FlowSchema UID %q, want 401 and none", resp.StatusCode, resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID"))
+		if p := kube.ProbeOf(resp); p.Status != http.StatusUnauthorized || p.FlowSchemaUID != "" {
+			t.Errorf("bad token: HTTP %d with FlowSchema UID %q, want 401 and none", p.Status, p.FlowSchemaUID)
 		}
 	})
 }
@@ -487,9 +487,10 @@ func TestRejectedWithRetryAfter(t *testing.T) {
 	if refused.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("GET /version beside the slow create: HTTP %d, want 429", refused.StatusCode)
 	}
-	t.Logf("429 with Retry-After: %s", refused.Header.Get("Retry-After"))
-	if refused.Header.Get("Retry-After") == "" || refused.Header.Get("X-Kubernetes-PF-PriorityLevel-UID") != string(pl.UID) {
-		t.Errorf("429 headers: Retry-After %q, PriorityLevel UID %q; want a Retry-After and %s's UID %s", refused.Header.Get("Retry-After"), refused.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"), name, pl.UID)
+	p := kube.ProbeOf(refused)
+	t.Logf("429 with Retry-After: %s", p.RetryAfter)
+	if p.RetryAfter == "" || p.LevelUID != string(pl.UID) {
+		t.Errorf("429 headers: Retry-After %q, PriorityLevel UID %q; want a Retry-After and %s's UID %s", p.RetryAfter, p.LevelUID, name, pl.UID)
 	}
 	after := readMetrics(ctx, t, client)
 	labels := map[string]string{"priority_level": name, "flow_schema": name, "reason": "concurrency-limit"}

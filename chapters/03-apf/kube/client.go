@@ -246,12 +246,20 @@ func SendWithin(ctx context.Context, cfg *rest.Config, r Request, d time.Duratio
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+	return ProbeOf(resp), nil
+}
+
+// ProbeOf reads what the server said about a request from its answer: the
+// status, the UIDs of the FlowSchema and the priority level that APF
+// chose (none when the request never reached APF), and a 429's
+// Retry-After.
+func ProbeOf(resp *http.Response) Probe {
 	return Probe{
 		Status:        resp.StatusCode,
-		FlowSchemaUID: resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID"),
-		LevelUID:      resp.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"),
+		FlowSchemaUID: resp.Header.Get(flowcontrol.ResponseHeaderMatchedFlowSchemaUID),
+		LevelUID:      resp.Header.Get(flowcontrol.ResponseHeaderMatchedPriorityLevelConfigurationUID),
 		RetryAfter:    resp.Header.Get("Retry-After"),
-	}, nil
+	}
 }
 
 // groupVersions gives the version used in paths for a few API groups; any
