@@ -3,26 +3,34 @@
 #
 #  1. go vet and go test ./... : models, claims, transcripts, prose quotes
 #     and proofs, the site, the chapter contract. Nothing here needs a
-#     cluster.
+#     cluster. Then the modules nested in a chapter, and every plant whose
+#     inputs changed (cmd/proofs): each must make its claim's tests fail.
 #  2. The site's browser tests in headless Chromium (installed from Debian's
-#     packages when missing). They start here and run beside steps 3 to 5.
-#  3. A private lab cluster, opslab-test, with its own kubeconfig, so a
-#     learner's opslab cluster and kubeconfig are never touched; its smoke
-#     tests.
-#  4. Each chapter as one pipeline: its end-to-end tests (the model against
-#     the real control plane), then its lab checks: each must fail on every
-#     cheat (a state that reaches the lab's final picture without its
-#     behaviour: the chapter's TestCheat tests), fail on the untouched
-#     cluster, then pass after the chapter's reference solution (the part
-#     of it in a chapter's lab/later.sh runs after every lane, alone). The
-#     chapters that switch nodes off share one lane, one after another,
-#     because the node lifecycle controller rate-limits and judges by zone;
-#     every other chapter runs in a lane of its own beside it.
-#  5. Grading the solved cluster as the least-privileged grader, which must
+#     packages when missing) and labcheck's cross-builds: they need no
+#     cluster and run in the background beside steps 3 to 5.
+#  3. Private lab clusters with their own kubeconfigs, so a learner's opslab
+#     cluster and kubeconfig are never touched: opslab-test, and one more for
+#     every further chapter that switches nodes off; the smoke tests.
+#  4. Each chapter in a lane of its own, all at once: its end-to-end tests
+#     (the model against the real control plane), then its lab checks: each
+#     must fail on every cheat (a state that reaches the lab's final picture
+#     without its behaviour: the chapter's TestCheat tests), fail on the
+#     untouched cluster, then pass after the chapter's reference solution,
+#     whose steps' outputs must be the README's expected ones
+#     (OPSLAB_EXPECT=check, lab/scripts/expect.sh). A chapter that switches
+#     nodes off (its lab or tests use lab/scripts/power.sh) gets a cluster of
+#     its own beyond the first: the node lifecycle controller rate-limits
+#     and judges by zone, so two such chapters on one cluster would change
+#     each other's timings. The part of a solution in a chapter's
+#     lab/later.sh runs after every lane, alone.
+#  5. Grading each solved cluster as the least-privileged grader, which must
 #     change nothing.
-#  6. The site, built with the results of every suite: a proof whose test
-#     failed or did not run fails the build.
-#  The cluster is removed at the end, whether the suite passed or failed.
+#  6. The plants that need a cluster; the site, built with the results of
+#     every suite: a proof whose test failed or did not run fails the build;
+#     each chapter's figures against the budgets of its shape.
+#  At the end, pass or fail, the clusters are removed and a timetable of every
+#  step and lane (start, end, wall and CPU seconds) and the clusters' peak
+#  memory is printed and written to .artifacts/timings.json.
 #  Results, each lane's log and screenshots are left in .artifacts/.
 #  OPSLAB_TEST_SERIAL=1 runs everything one step after another.
 set -euo pipefail
@@ -36,36 +44,90 @@ start=$SECONDS
 step() { printf '\n== [%4ds] %s\n' $((SECONDS - start)) "$*"; }
 
 mkdir -p .artifacts "$LAB_CACHE"
-rm -f .artifacts/*-results.json
+rm -f .artifacts/*-results.json .artifacts/timings.json
 go build -o "$LAB_CACHE/testlog" ./lab/testlog
+go build -o "$LAB_CACHE/timings" ./lab/timings
 testlog() { "$LAB_CACHE/testlog" "$@"; }
 
-step "go vet ./..."
-go vet ./...
-step "go test ./..."
-go test -json ./... | testlog .artifacts/unit-results.json
+# timed LANE STEP CMD...: runs CMD and records, for the timetable, when it
+# started and ended, and the CPU it and its children used (read from the
+# subshell's own /proc entry once its children are waited for). Lanes run
+# at once, so their lines interleave; each is one short append.
+steps_tsv=.artifacts/timings-steps.tsv
+memory_tsv=.artifacts/timings-memory.tsv
+: >"$steps_tsv"
+: >"$memory_tsv"
+hz=$(getconf CLK_TCK)
+timed() {
+	local lane=$1 what=$2 t0 t1 ticks status=0 f
+	shift 2
+	f=$(mktemp .artifacts/.cpu.XXXXXX)
+	t0=$(date +%s%3N)
+	(
+		"$@"
+		s=$?
+		read -ra st <"/proc/$BASHPID/stat"
+		echo $((st[13] + st[14] + st[15] + st[16])) >"$f"
+		exit $s
+	) || status=$?
+	t1=$(date +%s%3N)
+	ticks=$(cat "$f")
+	rm -f "$f"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$lane" "$what" "$t0" "$t1" \
+		"$(awk -v t="${ticks:-0}" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')" "$status" >>"$steps_tsv"
+	return $status
+}
 
-# Modules nested in a chapter (chapter 4's comparison with the kubelet's code)
-# are outside ./... : vet and test each one in its own directory.
+# sample_memory writes, every 3 s, the resident memory of each kwokctl
+# cluster's processes (their command lines name ~/.kwok/clusters/NAME/).
+sample_memory() {
+	while sleep 3; do
+		ps -eo rss=,args= | awk -v now="$(date +%s%3N)" '
+			match($0, /\.kwok\/clusters\/[^\/ ]+/) {
+				name = substr($0, RSTART + 15, RLENGTH - 15)
+				mb[name] += $1 / 1024
+			}
+			END { for (n in mb) printf "%s\t%s\t%.1f\n", now, n, mb[n] }' >>"$memory_tsv"
+	done
+}
+
+vet() { go vet ./...; }
+unit() { go test -json ./... | testlog .artifacts/unit-results.json; }
+# Modules nested in a chapter (chapter 4's comparison with the kubelet's
+# code) are outside ./... : vet and test each one in its own directory.
+nested() { (cd "$1" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$1" | tr / -)-results.json"; }
+
+step "go vet ./..."
+timed main "go vet ./..." vet
+step "go test ./..."
+timed main "go test ./..." unit
 for mod in chapters/*/*/go.mod; do
 	[ -e "$mod" ] || continue
 	dir=$(dirname "$mod")
 	step "go vet and go test in $dir"
-	(cd "$dir" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$dir" | tr / -)-results.json"
+	timed main "go vet and go test in $dir" nested "$dir"
 done
+
+# Every claim's plant, the change that makes the claim false, must make the
+# claim's tests fail: the plants whose inputs changed since the verdicts
+# each chapter's plants/verdicts.sum records run again (cmd/proofs); those
+# that need a cluster run once the lanes are done.
+proofs() { go run ./cmd/proofs "$@"; }
+step "proofs: the plants whose inputs changed"
+timed main "proofs: plants whose inputs changed" proofs
 
 # The browser tests need no cluster and mostly wait on the browser: they run
 # beside the cluster's steps, their output kept for the end.
 step "browser tests in headless Chromium (beside the cluster's steps; log in .artifacts/browser.log)"
-lab/scripts/require-chromium.sh
+timed main "install chromium when missing" lab/scripts/require-chromium.sh
 # They share two cores with the lab binaries' build and the cluster's
 # lanes, and take three times as long as on a quiet machine: go test's
 # default limit of ten minutes is too short for them.
 browser() { go test -tags browser -count=1 -timeout 40m -json ./site/browsertest | testlog .artifacts/browser-results.json; }
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
-	browser
+	timed browser "browser tests" browser
 else
-	browser >.artifacts/browser.log 2>&1 &
+	timed browser "browser tests" browser >.artifacts/browser.log 2>&1 &
 	browser_pid=$!
 fi
 
@@ -74,29 +136,59 @@ fi
 # so its timings are not disturbed.
 step "labcheck's cross-builds (beside the cluster's steps; log in .artifacts/dist.log)"
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
-	lab/scripts/dist.sh
+	timed dist "labcheck's cross-builds" lab/scripts/dist.sh
 else
-	nice -n 19 lab/scripts/dist.sh >.artifacts/dist.log 2>&1 &
+	timed dist "labcheck's cross-builds" nice -n 19 lab/scripts/dist.sh >.artifacts/dist.log 2>&1 &
 	dist_pid=$!
 fi
 
 step "lab binaries"
-lab/scripts/build-binaries.sh
+timed main "lab binaries" lab/scripts/build-binaries.sh
 
-export OPSLAB_CLUSTER=opslab-test
-export OPSLAB_CONTEXT=kwok-opslab-test
-export KUBECONFIG=$LAB_CACHE/opslab-test.kubeconfig
+# A chapter switches nodes off when its lab or tests use the lab's power
+# switch (lab/scripts/power.sh). The first such chapter shares opslab-test
+# with the chapters that do not; every further one gets a cluster of its
+# own, opslab-test-N, so no node lifecycle controller judges two of them.
+switches_nodes() { grep -rq 'power\.sh' "$1"; }
+declare -A cluster_of
+clusters=(opslab-test)
+main_chapters=()
+first_power=""
+for dir in chapters/*/; do
+	dir=${dir%/}
+	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
+	if switches_nodes "$dir" && [ -n "$first_power" ]; then
+		cluster_of[$dir]=opslab-test-$n
+		clusters+=("opslab-test-$n")
+	else
+		switches_nodes "$dir" && first_power=$dir
+		cluster_of[$dir]=opslab-test
+		main_chapters+=("$n")
+	fi
+done
+
+# use_cluster NAME points the lab scripts, kubectl, the tests and labcheck
+# at cluster NAME and its own kubeconfig.
+use_cluster() {
+	export OPSLAB_CLUSTER=$1
+	export OPSLAB_CONTEXT=kwok-$1
+	export KUBECONFIG=$LAB_CACHE/$1.kubeconfig
+}
 # Chapter 2's solution records its zone-outage experiments here.
 export OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run.json
+# Every reference solution's step outputs must be the README's.
+export OPSLAB_EXPECT=check
 export PATH=$LAB_BIN:$PATH
 cleanup() {
 	status=$?
-	# A lane or the browser tests still running when a step failed.
+	# A lane, the browser tests or the memory sampler still running.
 	jobs -p | xargs -r kill 2>/dev/null || true
-	step "removing the test cluster and its scale cluster"
-	lab/scripts/lab-down.sh || true
-	chapters/02-taints/lab/outage/down.sh >/dev/null || true
-	rm -f "$KUBECONFIG"
+	step "removing the test clusters and the scale cluster"
+	for c in "${clusters[@]}"; do
+		(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
+	done
+	(use_cluster opslab-test && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
+	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json || true
 	if [ $status -eq 0 ]; then
 		printf '\nmake test: all passed in %ds\n' $((SECONDS - start))
 	else
@@ -106,13 +198,38 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-step "a private lab cluster ($OPSLAB_CLUSTER)"
-lab/scripts/lab-down.sh >/dev/null
-chapters/02-taints/lab/outage/down.sh >/dev/null
-lab/scripts/lab-up.sh
+sample_memory &
 
+# cluster_up NAME: a fresh cluster NAME, its log kept for a failure.
+cluster_up() {
+	use_cluster "$1"
+	lab/scripts/lab-down.sh >/dev/null
+	chapters/02-taints/lab/outage/down.sh >/dev/null
+	lab/scripts/lab-up.sh >".artifacts/up-$1.log" 2>&1 || { cat ".artifacts/up-$1.log"; return 1; }
+	cat ".artifacts/up-$1.log"
+}
+# The clusters are created one after another (two kwokctl creates at once
+# could pick the same free port); the further ones while the smoke suite
+# runs on the first.
+step "a private lab cluster (opslab-test)"
+timed main "cluster opslab-test" cluster_up opslab-test
+more_up() { local c; for c in "${clusters[@]:1}"; do timed main "cluster $c" cluster_up "$c" || return; done; }
+if [ ${#clusters[@]} -gt 1 ]; then
+	step "more private lab clusters, beside the smoke suite: ${clusters[*]:1}"
+	more_up >.artifacts/up-more.log 2>&1 &
+	more_pid=$!
+fi
+
+use_cluster opslab-test
 step "end-to-end: the lab cluster's smoke suite"
-go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json
+smoke() { go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json; }
+timed main "smoke suite" smoke
+if [ -n "${more_pid:-}" ]; then
+	status=0
+	wait "$more_pid" || status=$?
+	cat .artifacts/up-more.log
+	[ $status -eq 0 ] || { echo "make test: a further lab cluster did not start (log above)" >&2; exit 1; }
+fi
 
 go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
 
@@ -125,70 +242,63 @@ later_checks() {
 	echo "$checks"
 }
 
-# chapter DIR: the chapter's end-to-end tests, then its checks against its
-# cheats, the untouched cluster and the reference solution. Each step ends
-# the chapter on failure by itself (|| return): a function run as a lane is
-# on the left of || or in the background, where set -e does not reach.
+e2e() { go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json "${@:2}" | testlog ".artifacts/e2e-$1-results.json"; }
+cheats() { go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$2/..." | testlog ".artifacts/cheats-$1-results.json"; }
+labcheck() { "$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" "$@"; }
+
+# chapter DIR: on the chapter's cluster, its end-to-end tests, then its
+# checks against its cheats, the untouched cluster and the reference
+# solution. Each step ends the chapter on failure by itself (|| return): a
+# function run as a lane is on the left of || or in the background, where
+# set -e does not reach.
 chapter() {
-	local dir=$1 n pkgs later
+	local dir=$1 n pkgs later lane
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
+	lane=$(basename "$dir")
+	use_cluster "${cluster_of[$dir]}"
 	pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' "$dir" | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 	if [ -n "$pkgs" ]; then
-		step "chapter $n: its model against the real control plane"
+		step "chapter $n: its model against the real control plane (cluster $OPSLAB_CLUSTER)"
 		# shellcheck disable=SC2086
-		go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json $pkgs | testlog ".artifacts/e2e-$n-results.json" || return
+		timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs || return
 	fi
 	[ -x "$dir/lab/solve.sh" ] || return 0
 	if grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
 		step "chapter $n: every check fails on every cheat"
-		go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$dir/..." | testlog ".artifacts/cheats-$n-results.json" || return
+		timed "$lane" "every check fails on every cheat" cheats "$n" "$dir" || return
 	fi
 	step "chapter $n: every check fails on the untouched cluster"
-	"$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" --chapter "$n" --expect fail || return
+	timed "$lane" "checks fail on the untouched cluster" labcheck --chapter "$n" --expect fail || return
 	step "chapter $n: the reference solution"
 	if [ -x "$dir/lab/later.sh" ]; then
-		OPSLAB_SOLVE_LATER=defer "$dir/lab/solve.sh" || return
+		OPSLAB_SOLVE_LATER=defer timed "$lane" "the reference solution" "$dir/lab/solve.sh" || return
 		later=$(later_checks "$dir") || return
 		step "chapter $n: every check passes after it, but those of lab/later.sh ($later), judged after every lane"
-		"$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" --chapter "$n" --skip "$later" --expect pass || return
+		timed "$lane" "checks pass after it" labcheck --chapter "$n" --skip "$later" --expect pass || return
 		return 0
 	fi
-	"$dir/lab/solve.sh" || return
+	timed "$lane" "the reference solution" "$dir/lab/solve.sh" || return
 	step "chapter $n: every check passes after it"
-	"$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" --chapter "$n" --expect pass || return
+	timed "$lane" "checks pass after it" labcheck --chapter "$n" --expect pass || return
 }
 
-# A chapter switches nodes off when its lab or tests use the lab's power
-# switch (lab/scripts/power.sh). Those chapters run one after another in
-# one lane: a node that goes NotReady takes a token from its zone's
-# NoExecute rate limiter (one node every 10 s per zone) and counts toward
-# the zone's disruption state, so two of them at once would change each
-# other's timings. Every other chapter gets a lane of its own beside it.
-switches_nodes() { grep -rq 'power\.sh' "$1"; }
-
-power_lane=() side_lanes=()
-for dir in chapters/*/; do
-	dir=${dir%/}
-	if switches_nodes "$dir"; then power_lane+=("$dir"); else side_lanes+=("$dir"); fi
-done
-lane() { for dir in "$@"; do chapter "$dir" || return; done; }
-
-if [ -n "${OPSLAB_TEST_SERIAL:-}" ] || [ ${#side_lanes[@]} -eq 0 ]; then
-	lane "${power_lane[@]}" "${side_lanes[@]}" || exit
+lanes=()
+for dir in chapters/*/; do lanes+=("${dir%/}"); done
+if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
+	for dir in "${lanes[@]}"; do (chapter "$dir") || exit; done
 else
-	declare -A side_pid
-	for dir in "${side_lanes[@]}"; do
+	declare -A lane_pid
+	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
-		step "chapter $name in a lane of its own (log: .artifacts/lane-$name.log)"
-		lane "$dir" >".artifacts/lane-$name.log" 2>&1 &
-		side_pid[$dir]=$!
+		step "chapter $name in a lane of its own on ${cluster_of[$dir]} (log: .artifacts/lane-$name.log)"
+		chapter "$dir" >".artifacts/lane-$name.log" 2>&1 &
+		lane_pid[$dir]=$!
 	done
 	failed=()
-	lane "${power_lane[@]}" || failed+=("$(basename -a "${power_lane[@]}" | paste -sd' ')")
-	for dir in "${side_lanes[@]}"; do
+	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
 		status=0
-		wait "${side_pid[$dir]}" || status=$?
+		wait "${lane_pid[$dir]}" || status=$?
 		step "chapter $name's lane: its output"
 		cat ".artifacts/lane-$name.log"
 		[ $status -eq 0 ] || failed+=("$name")
@@ -207,14 +317,32 @@ for dir in chapters/*/; do
 	dir=${dir%/}
 	[ -x "$dir/lab/later.sh" ] || continue
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
+	use_cluster "${cluster_of[$dir]}"
 	step "chapter $n: the rest of its reference solution, after the lanes ($dir/lab/later.sh)"
-	"$dir/lab/later.sh"
+	timed "$(basename "$dir")" "lab/later.sh, alone" "$dir/lab/later.sh"
 	step "chapter $n: every check passes after it"
-	"$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" --chapter "$n" --expect pass
+	timed "$(basename "$dir")" "every check passes" labcheck --chapter "$n" --expect pass
 done
 
-step "grading the solved cluster: as the opslab-grader service account, changing nothing"
-go test -tags solved -count=1 -run 'Grad|Missing' -json ./labcheck/ | testlog .artifacts/grading-results.json
+# grading CLUSTER CHAPTERS [TESTS]: the grading tests (by default all of
+# them; a further cluster needs only the grading of its chapters) on one
+# solved cluster.
+grading() {
+	use_cluster "$1"
+	OPSLAB_SOLVED_CHAPTERS=$2 go test -tags solved -count=1 -run "${3:-Grad|Missing}" -json ./labcheck/ | testlog ".artifacts/grading-$1-results.json"
+}
+main_list=$(IFS=,; echo "${main_chapters[*]}")
+step "grading the solved clusters: as the opslab-grader service account, changing nothing"
+timed main "grading opslab-test (chapters $main_list)" grading opslab-test "$main_list"
+for dir in "${lanes[@]}"; do
+	c=${cluster_of[$dir]}
+	[ "$c" = opslab-test ] && continue
+	timed main "grading $c (chapter ${c##*-})" grading "$c" "${c##*-}" Grading
+done
+
+use_cluster opslab-test
+step "proofs that need a cluster, on opslab-test"
+timed main "proofs: plants that need a cluster" proofs -cluster
 
 # collect waits for a step that ran in the background, prints its log and
 # fails make test if it failed: collect PID LOG WHAT.
@@ -231,4 +359,7 @@ collect "${dist_pid:-}" .artifacts/dist.log "labcheck's cross-builds"
 
 step "the site, with every proof's result"
 results=$(ls .artifacts/*-results.json | paste -sd, -)
-go run ./cmd/site -out site/out -results "$results"
+timed main "the site" go run ./cmd/site -out site/out -results "$results"
+
+step "each chapter's figures against the budgets of its shape"
+go run ./cmd/chapterfigures
