@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/opslab/opslab/chapters"
+	"github.com/opslab/opslab/internal/tracks"
 	"github.com/opslab/opslab/site"
 )
 
@@ -51,7 +51,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("site", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	cfg := site.Config{Tracks: chapters.Tracks}
+	cfg := site.Config{Tracks: tracks.All}
 	fs.StringVar(&cfg.Out, "out", "", "")
 	fs.StringVar(&cfg.Root, "root", ".", "")
 	fs.StringVar(&cfg.Results, "results", "", "")
