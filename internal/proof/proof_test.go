@@ -371,3 +371,25 @@ func write(t *testing.T, f, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckLeavesClusterPlants: a plant whose tests need a cluster (tags:
+// e2e) runs only when the check is given one; without, it is named and
+// keeps its recorded verdict, and fails nothing.
+func TestCheckLeavesClusterPlants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	dir := copyCourse(t)
+	ch := filepath.Join(dir, "chapters", "01-demo")
+	for _, name := range []string{"above-floor", "ready-only"} {
+		os.Remove(filepath.Join(ch, "plants", name+".plant"))
+	}
+	write(t, filepath.Join(ch, "plants", "on-cluster.plant"), "claim: above-floor\nif: x\nfile: floor.go\ntests: TestAllowed\ntags: e2e\nupstream: https://example.com/\n-- old --\n\treturn healthy > floor\n-- new --\n\treturn true\n")
+	out, err := Check(context.Background(), Options{Chapters: []string{ch}, Runner: &Runner{}, Keyer: &Keyer{Root: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Result != nil || out[0].Failed() || !strings.Contains(out[0].Note, "needs a cluster") {
+		t.Errorf("Check = %+v, want the plant named as needing a cluster, not run, not failed", out[0])
+	}
+}
