@@ -8,13 +8,17 @@
 #    the pod GC force-deletes db-0 and the StatefulSet recreates it elsewhere.
 # 4. Submit the graceful-shutdown configuration (ConfigMap kubelet-shutdown).
 #
-# It is idempotent: run again on a solved cluster, it changes nothing.
+# It is idempotent: run again on a solved cluster, it changes nothing. The
+# outputs the README quotes go through expect (lab/scripts/expect.sh), which
+# checks them against lab/expected/ under OPSLAB_EXPECT=check.
 set -euo pipefail
 # The course's kubectl, whatever else is on the PATH (see make env).
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
 export PATH=$LAB_BIN:$PATH
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
+lab=$here
+. "$root/lab/scripts/expect.sh"
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
 ns=shutdown-lab
 k() { kubectl --context "$ctx" "$@"; }
@@ -54,17 +58,20 @@ else
 	wait_for 90 "db-0 to be scheduled" test -n "$(db_field '{.spec.nodeName}')"
 	node=$(db_field '{.spec.nodeName}')
 	wait_for 90 "db-0 Running and Ready on $node" db_running_on "$node"
+	expect shutdown-step1 k -n $ns get pods -o 'custom-columns=NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status'
 	say "db-0 runs on $node; powering $node off"
 	"$root/lab/scripts/power.sh" off "$node"
 	say "waiting for the node lifecycle controller's NoExecute taint to mark db-0 for deletion"
 	wait_for 150 "db-0 to be Terminating" db_terminating
 	say "db-0 is Terminating and stays so: no kubelet on $node will finish the deletion"
+	expect shutdown-step2 k get node "$node" -o 'custom-columns=READY:.status.conditions[?(@.type=="Ready")].status,TAINTS:.spec.taints[*].key,EFFECTS:.spec.taints[*].effect'
 	say "confirming $node is off: Ready=$(node_ready "$node")"
 	[ "$(node_ready "$node")" != True ] || { echo "solve-chapter-4: $node is Ready; it must be off before it is tainted" >&2; exit 1; }
 	say "tainting $node $taint=nodeshutdown:NoExecute"
 	k taint node "$node" "$taint=nodeshutdown:NoExecute"
 	say "waiting for the pod GC (every 20 s) to force-delete db-0 and the StatefulSet to recreate it"
 	wait_for 90 "db-0 Running and Ready on a node other than $node" db_running_elsewhere "$node"
+	expect shutdown-step3 k -n $ns get pods -o 'custom-columns=NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,DELETING:.metadata.deletionTimestamp'
 fi
 say "db-0 now runs on $(db_field '{.spec.nodeName}')"
 
