@@ -4,13 +4,14 @@
 //
 // Usage:
 //
-//	proofs [-all] [-w] [-chapter N] [-j N] [-cluster] [-root DIR]
+//	proofs [-all] [-w] [-chapter N] [-j N] [-cluster] [-root DIR] [-v]
 //
 // By default it checks incrementally, as make test does: a plant whose
 // inputs are unchanged since the verdict its chapter's plants/verdicts.sum
 // records keeps that verdict; the others run. It prints one line per plant
-// that fails (survived, broken, stale, or recorded so), a note per plant
-// that ran and was killed without a recorded verdict, and a summary.
+// that fails (survived, broken, stale, or recorded so), a note on the
+// plants that ran and were killed without a recorded verdict, and a
+// summary.
 //
 // The flags are:
 //
@@ -21,6 +22,8 @@
 //	-j        plants run at once (default: the number of CPUs)
 //	-cluster  run the plants that need a cluster (tags: e2e) too
 //	-root     the repository (default: the current directory)
+//	-v        name every plant a note is about (a plant that ran and was
+//	          killed without a recorded verdict), not only their number
 //
 // It exits 0 when every plant is killed, 1 when one is not or the check
 // could not run, and 2 on a usage error.
@@ -32,10 +35,12 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -44,7 +49,7 @@ import (
 	"github.com/opslab/opslab/internal/proof"
 )
 
-const usage = `usage: proofs [-all] [-w] [-chapter N] [-j N] [-cluster] [-root DIR]
+const usage = `usage: proofs [-all] [-w] [-chapter N] [-j N] [-cluster] [-root DIR] [-v]
 
 Proofs applies each chapter's plants (plants/*.plant) and checks that each
 plant's tests fail. Without -all only plants whose inputs changed since
@@ -70,6 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("j", runtime.NumCPU(), "")
 	cluster := fs.Bool("cluster", false, "")
 	root := fs.String("root", ".", "")
+	verbose := fs.Bool("v", false, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			fmt.Fprint(stdout, usage)
@@ -118,6 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		table(stdout, *root, out)
 	}
 	status, ran, failed := 0, 0, 0
+	notes := map[string][]string{}
 	for _, o := range out {
 		if o.Result != nil {
 			ran++
@@ -131,8 +138,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, indent(o.Result.Output))
 			}
 		case o.Note != "":
-			logger.Printf("plant %s: %s", rel(*root, o.Plant.Path()), o.Note)
+			notes[o.Note] = append(notes[o.Note], rel(*root, o.Plant.Path()))
 		}
+	}
+	for _, note := range slices.Sorted(maps.Keys(notes)) {
+		plants := notes[note]
+		if *verbose || len(plants) == 1 {
+			for _, p := range plants {
+				logger.Printf("plant %s: %s", p, note)
+			}
+			continue
+		}
+		logger.Printf("%d plants: %s (-v names them)", len(plants), note)
 	}
 	fmt.Fprintf(stdout, "proofs: %d plants in %d chapters, %d run, %d not killed, in %s\n", len(out), len(dirs), ran, failed, time.Since(start).Round(100*time.Millisecond))
 	if *write {
