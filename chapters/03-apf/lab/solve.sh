@@ -7,7 +7,10 @@
 # server has classified it, but for the operator's discovery request, which
 # any account may make. The runaway operator runs one pass of its loop
 # before the fix and one after, under its own account, so the audit log
-# holds every kind of request it makes.
+# holds every kind of request it makes. Each step's output that the
+# chapter's README shows is compared with lab/expected/ (expect, from
+# lab/scripts/expect.sh), so the README cannot drift from a real run. It
+# can run twice in a row: it starts by removing what an earlier run made.
 set -euo pipefail
 # The course's kubectl, whatever else is on the PATH (see make env).
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
@@ -15,8 +18,9 @@ export PATH=$LAB_BIN:$PATH
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
 lab=chapters/03-apf/lab
-out=$(mktemp -d)
+work=$(mktemp -d)
 k() { kubectl --context "$ctx" "$@"; }
+. lab/scripts/expect.sh
 step() { printf '\n== %s\n' "$*"; }
 show() { printf '$ kubectl %s\n' "$*"; k "$@"; }
 runaway=system:serviceaccount:apf-lab:runaway-operator
@@ -41,6 +45,33 @@ schema_of() {
 		"$(k get prioritylevelconfigurations -o jsonpath="{.items[?(@.metadata.uid=='$pl')].metadata.name}")"
 }
 
+# whose UIDS... prints the kind and name of the FlowSchemas and levels
+# whose UIDs the headers saved in a file name, as step 1 of the README.
+whose() {
+	k get flowschemas,prioritylevelconfigurations -o custom-columns=KIND:.kind,NAME:.metadata.name,UID:.metadata.uid --no-headers |
+		grep -F -f <(awk '{print $2}' "$1" | tr -d '\r') | awk '{print $1, $2}'
+}
+
+# mine sends one request as the learner does in step 1, with the admin's
+# own credentials, and names the schema and level its answer's headers give.
+mine() {
+	k get namespaces -v=8 2>&1 | grep -i 'x-kubernetes-pf-' | sed 's/^\s*//' >"$work/headers.txt"
+	whose "$work/headers.txt"
+}
+
+# seats prints the server's nominal seats per level and the model's table.
+seats() {
+	k get --raw /metrics | grep '^apiserver_flowcontrol_nominal_limit_seats'
+	go run ./chapters/03-apf/cmd/apfctl seats --context "$ctx"
+}
+
+# exempt_list prints every schema with its level and Dangling condition,
+# and apfctl's exempt list.
+exempt_list() {
+	k get flowschemas -o custom-columns='NAME:.metadata.name,LEVEL:.spec.priorityLevelConfiguration.name,DANGLING:.status.conditions[?(@.type=="Dangling")].status'
+	go run ./chapters/03-apf/cmd/apfctl exempt --context "$ctx"
+}
+
 # wait_for_schema NAME USER ARGS... waits until the server classifies the
 # request into FlowSchema NAME: its configuration controller takes new
 # objects within moments, not at once.
@@ -60,47 +91,40 @@ wait_for_schema() {
 }
 
 step "0. a clean start: namespace apf-lab and its account, no apf-lab-* schemas or levels"
-for fs in apf-lab-runaway apf-lab-tie-a apf-lab-tie-b; do k delete flowschema "$fs" --ignore-not-found >/dev/null; done
+for fs in apf-lab-runaway apf-lab-tie-a apf-lab-tie-b apf-lab-exempt-probe; do k delete flowschema "$fs" --ignore-not-found >/dev/null; done
 k delete prioritylevelconfiguration apf-lab-runaway --ignore-not-found >/dev/null
 show apply -f $lab/setup.yaml
 
-step "1. save the default schemas in precedence order, and the levels (in $out)"
-k get flowschemas --sort-by=.spec.matchingPrecedence \
-	-o custom-columns=PRECEDENCE:.spec.matchingPrecedence,NAME:.metadata.name,LEVEL:.spec.priorityLevelConfiguration.name,DISTINGUISHER:.spec.distinguisherMethod.type,UID:.metadata.uid \
-	| tee "$out/flowschemas.txt"
-k get prioritylevelconfigurations \
-	-o custom-columns=NAME:.metadata.name,TYPE:.spec.type,SHARES:.spec.limited.nominalConcurrencyShares,LENDABLE:.spec.limited.lendablePercent,QUEUES:.spec.limited.limitResponse.queuing.queues,HAND:.spec.limited.limitResponse.queuing.handSize,QLEN:.spec.limited.limitResponse.queuing.queueLengthLimit,UID:.metadata.uid \
-	| tee "$out/levels.txt"
+step "1. your own request: its schema and level, from the answer's headers"
+printf '$ kubectl get namespaces -v=8 | grep x-kubernetes-pf- (and the UIDs looked up)\n'
+expect mine mine
 
-step "2. as the runaway operator: which schema takes its requests? (403, but classified first)"
+step "2. the runaway operator, one pass under its own account: where it lands (403, but classified first)"
 printf '$ runaway-operator --context %s --passes 1\n' "$ctx"
-go run ./chapters/03-apf/cmd/runaway-operator --context "$ctx" --passes 1
-printf '$ kubectl --as=%s get configmaps -n apf-lab -v=8\n' "$runaway"
-schema_of "$runaway" configmaps -n apf-lab
+expect runaway-before go run ./chapters/03-apf/cmd/runaway-operator --context "$ctx" --passes 1
 
 step "3. a narrow level and a schema for the runaway operator's account"
 show apply -f $lab/runaway-level.yaml -f $lab/runaway-schema.yaml
 wait_for_schema apf-lab-runaway "$runaway" configmaps -n apf-lab
-printf '$ kubectl --as=%s get configmaps -n apf-lab -v=8\n' "$runaway"
-schema_of "$runaway" configmaps -n apf-lab
-printf '$ apfctl classify --context %s --user %s --verb list --resource configmaps -n apf-lab\n' "$ctx" "$runaway"
-go run ./chapters/03-apf/cmd/apfctl classify --context "$ctx" --user "$runaway" --verb list --resource configmaps -n apf-lab
 printf '$ runaway-operator --context %s --passes 1\n' "$ctx"
-go run ./chapters/03-apf/cmd/runaway-operator --context "$ctx" --passes 1
+expect runaway-after go run ./chapters/03-apf/cmd/runaway-operator --context "$ctx" --passes 1
+printf '$ apfctl classify --context %s --user %s --verb list --resource configmaps -n apf-lab\n' "$ctx" "$runaway"
+expect classify go run ./chapters/03-apf/cmd/apfctl classify --context "$ctx" --user "$runaway" --verb list --resource configmaps -n apf-lab
 
 step "4. two schemas of equal precedence for apf-lab/tie-probe: the first name wins"
 show apply -f $lab/tie.yaml
 wait_for_schema apf-lab-tie-a system:serviceaccount:apf-lab:tie-probe pods -n apf-lab
-printf '$ kubectl --as=system:serviceaccount:apf-lab:tie-probe get pods -n apf-lab -v=8\n'
-schema_of system:serviceaccount:apf-lab:tie-probe pods -n apf-lab
+printf '$ apfctl classify --context %s --user system:serviceaccount:apf-lab:tie-probe --verb list --resource pods -n apf-lab\n' "$ctx"
+expect tie go run ./chapters/03-apf/cmd/apfctl classify --context "$ctx" --user system:serviceaccount:apf-lab:tie-probe --verb list --resource pods -n apf-lab
 
-step "5. the exempt list, and schemas that dangle (MISSINGPL)"
-show get flowschemas -o custom-columns=NAME:.metadata.name,LEVEL:.spec.priorityLevelConfiguration.name,DANGLING:.status.conditions[?\(@.type==\"Dangling\"\)].status
-printf '$ apfctl exempt --context %s\n' "$ctx"
-go run ./chapters/03-apf/cmd/apfctl exempt --context "$ctx"
+step "5. the seats: the server's metric and the model's table"
+printf '$ kubectl get --raw /metrics | grep ^apiserver_flowcontrol_nominal_limit_seats; apfctl seats\n'
+expect seats seats
 
-step "6. the new level's seats, from the server's metrics and from the model"
-printf '$ kubectl get --raw /metrics | grep apiserver_flowcontrol_nominal_limit_seats\n'
-k get --raw /metrics | grep '^apiserver_flowcontrol_nominal_limit_seats'
-printf '$ apfctl seats --context %s\n' "$ctx"
-go run ./chapters/03-apf/cmd/apfctl seats --context "$ctx"
+step "6. the exempt list, and schemas that dangle"
+printf '$ kubectl get flowschemas -o custom-columns=NAME,LEVEL,DANGLING; apfctl exempt\n'
+expect exempt exempt_list
+
+step "7. a schema of your own pointed at exempt, and deleted again (the watcher's step)"
+show apply -f $lab/exempt-probe.yaml
+show delete -f $lab/exempt-probe.yaml

@@ -66,11 +66,11 @@ var Track = learn.Track{Dir: "03-apf", Steps: []learn.Step{
 		},
 	},
 	{
-		ID: "watch-exempt", Title: "A watcher for the exempt list: the lab's program", Section: "the-lab",
+		ID: "watch-exempt", Title: "A watcher for the exempt list: the lab's program", Section: "step-7-a-watcher-for-the-exempt-list",
 		Funcs: []string{"lab/watchexempt/watchexempt.go#Watch", "lab/watchexempt/watchexempt.go#pointsAtExempt"},
 		Tests: []string{"TestWatcherMatchesModel"},
 		Hints: []string{
-			"This is step 9 of the lab. List the FlowSchemas, print \"exempt NAME\" for each that points at the level exempt, sorted by name, then watch from the list's resourceVersion.",
+			"This is step 7 of the lab. List the FlowSchemas, print \"exempt NAME\" for each that points at the level exempt, sorted by name, then watch from the list's resourceVersion.",
 			"Keep the set of names you printed. On each event a schema is exempt when it was not deleted and names the level exempt; print \"+ NAME\" or \"- NAME\" only when that differs from the set.",
 			"To see it on your cluster, call it from a main of your own as chapters/03-apf/cmd/watch-exempt calls the reference, and set its first lines beside apfctl exempt.",
 		},
