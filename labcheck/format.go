@@ -86,6 +86,9 @@ func WriteText(w io.Writer, r *Report, opts TextOptions) error {
 	if r.Evidence != "" {
 		fmt.Fprintf(&b, "Evidence: %s\n", r.Evidence)
 	}
+	if r.Custody != "" {
+		fmt.Fprintf(&b, "Custody: %s\n", r.Custody)
+	}
 	if id := r.Cluster; id.Server != "" {
 		fmt.Fprintf(&b, "Cluster %s", id.Server)
 		if id.Version != "" {

@@ -152,9 +152,15 @@ func GradeOne(ctx context.Context, s Student, opts GradeOptions) *Report {
 		}
 		c.UseAuditLog(l)
 	}
+	// A log that passes the proof is the live log, read on the grader's
+	// own machine: a copy a student sent cannot hold the proof's nonce.
+	if err := c.ProveAuditLog(ctx); err != nil {
+		return fail(id, err)
+	}
+	c.Custody = HeldByHost
 	outcomes := Run(ctx, c, checks, opts.Timeout)
 	r := graded(NewReport(id, opts.Chapters, outcomes, opts.Now().Sub(start)))
-	r.Evidence = c.EvidenceSource()
+	r.Evidence, r.Custody = c.EvidenceSource(), c.CustodySource()
 	return r
 }
 

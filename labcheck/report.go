@@ -34,6 +34,10 @@ type Report struct {
 	// Evidence says what the checks judged from: the API server and its
 	// audit log, or the API server alone and why.
 	Evidence string `json:"evidence,omitempty"`
+	// Custody says where that evidence was kept: on the learner's own
+	// disk (a self-assessment), held by the host that graded, or the API
+	// alone.
+	Custody Custody `json:"custody,omitempty"`
 	// Warnings are what a reader of the report should know that is not
 	// any check's outcome and changes no score, one line each: the
 	// cluster runs another Kubernetes version than the course teaches.

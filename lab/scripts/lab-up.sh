@@ -2,7 +2,9 @@
 # lab-up.sh starts the lab cluster, or reuses it when it is already up and
 # healthy: a real kube-apiserver, etcd, kube-controller-manager and
 # kube-scheduler, with kwok's fake nodes and the course's stages
-# (lab/kwokctl.yaml), and the nodes of lab/nodes.yaml.
+# (lab/kwokctl.yaml), and the nodes of lab/nodes.yaml. The scheduler, the
+# controller manager and kwok each act as a user of their own, with a
+# certificate lab/scripts/pki.sh makes before kwokctl starts them.
 #
 # Environment: OPSLAB_CLUSTER (default opslab) names the cluster, whose
 # kubectl context is kwok-$OPSLAB_CLUSTER; KUBECONFIG, when set, is the file
@@ -70,6 +72,8 @@ if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 		echo "lab-up: reusing cluster $name, which is up and healthy"
 		if [ ! -f "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/logs/audit.log" ]; then
 			echo "lab-up: cluster $name keeps no audit log (it was created before the lab kept one), so the checks judge from the API alone; make lab-reset recreates it"
+		elif [ ! -f "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/pki/kube-scheduler.kubeconfig" ]; then
+			echo "lab-up: cluster $name's scheduler, controller manager and kwok act as the admin, as you do (it was created before they had users of their own), so the checks count their requests as yours; make lab-reset recreates it"
 		fi
 		pins_advice
 		next_steps

@@ -16,10 +16,30 @@ LAB_BIN=$LAB_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION
 # kwokctl_create creates a cluster from the course's configuration with the
 # cached binaries; lab-up and bench-lab both create clusters this way. The
 # API server keeps an audit log by lab/audit-policy.yaml, in
-# ~/.kwok/clusters/NAME/logs/audit.log.
+# ~/.kwok/clusters/NAME/logs/audit.log. The components act as users of
+# their own (lab/scripts/pki.sh), so the API server's port is chosen here
+# when the caller names none.
+. "$OPSLAB_ROOT/lab/scripts/pki.sh"
 kwokctl_create() {
+	local name='' port='' a prev='' pki
+	for a in "$@"; do
+		case $prev in --name) name=$a ;; --kube-apiserver-port) port=$a ;; esac
+		case $a in --name=*) name=${a#--name=} ;; --kube-apiserver-port=*) port=${a#*=} ;; esac
+		prev=$a
+	done
+	local more=()
+	if [ -z "$port" ]; then
+		port=$(lab_free_port) || return 1
+		more=(--kube-apiserver-port "$port")
+	fi
+	pki=${KWOK_WORKDIR:-$HOME/.kwok}/clusters/${name:?kwokctl_create needs --name}/pki
+	if [ ! -f "${pki%/pki}/kwok.yaml" ]; then
+		rm -rf "$pki"
+		lab_pki "$pki" "$port" || { rm -rf "${pki%/pki}"; return 1; }
+	fi
+	while read -r a; do more+=("$a"); done < <(lab_component_args "$pki")
 	KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl \
-	"$LAB_BIN/kwokctl" create cluster --runtime binary \
+	"$LAB_BIN/kwokctl" create cluster --runtime binary "${more[@]}" \
 		--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
 		--kube-audit-policy "$OPSLAB_ROOT/lab/audit-policy.yaml" \
 		--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \

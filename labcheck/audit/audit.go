@@ -5,9 +5,13 @@
 //
 // It is the checks' ground truth for who did what. An object, a label or an
 // Event can be written by anyone with the right role; the audit log cannot
-// be written through the API at all, and a controller's requests carry the
-// controller's own identity (the lab's controller manager runs with
-// --use-service-account-credentials, as kubeadm's does).
+// be written through the API at all, and each component's requests carry
+// its own identity: the lab's controller manager runs each controller under
+// its service account (--use-service-account-credentials, as kubeadm's
+// does), and the scheduler, the controller manager and kwok authenticate
+// with certificates of their own (lab/scripts/pki.sh). A request is judged
+// by the user the API server authenticated, never by its user agent, which
+// any client sets: an Event's agent is a Hint, for a person to read.
 //
 // Where no log is reachable (a student graded from afar, a cluster created
 // before the lab kept one), Locate says why, and the checks judge from the
@@ -28,6 +32,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,6 +57,50 @@ const (
 // controllerPrefix is the prefix of every controller's identity.
 const controllerPrefix = "system:serviceaccount:kube-system:"
 
+// An Identity is a user the lab's components authenticate as: the subject
+// of a client certificate the lab's CA signed for that component alone
+// (lab/scripts/pki.sh writes them; the names must agree).
+type Identity string
+
+const (
+	// Scheduler is kube-scheduler's user, the one Kubernetes' default
+	// RBAC binds the scheduler's role to.
+	Scheduler Identity = "system:kube-scheduler"
+	// ControllerManager is kube-controller-manager's own user: it asks
+	// for its controllers' tokens under it, and each controller then acts
+	// under its service account.
+	ControllerManager Identity = "system:kube-controller-manager"
+	// NodeAgent is kwok's user: kwok plays every node's kubelet.
+	NodeAgent Identity = "opslab:kwok"
+	// APIServer is the API server's own loopback client.
+	APIServer Identity = "system:apiserver"
+)
+
+// Components are the lab's components known by their credentials.
+var Components = []Identity{Scheduler, ControllerManager, NodeAgent, APIServer}
+
+// A Hint is a request's user agent: what the client said it was. Any
+// client chooses its own ("curl -A kube-scheduler/v1.0.0"), so a check
+// prints it beside the user and never decides by it; the type has no
+// comparison and no way to read it back but String, and
+// TestNoCheckReadsAnAgent keeps the checks from calling that.
+type Hint struct {
+	s string
+	_ [0]func() // not comparable: == on a Hint does not compile
+}
+
+// AgentHint is the hint of a request sent with user agent s.
+func AgentHint(s string) Hint { return Hint{s: s} }
+
+// String is the agent as the client sent it.
+func (h Hint) String() string { return h.s }
+
+// program is the agent's first part, "kubectl" of "kubectl/v1.0.0 (…)".
+func (h Hint) program() string {
+	p, _, _ := strings.Cut(h.s, "/")
+	return p
+}
+
 // An Event is one request the API server completed.
 type Event struct {
 	Received time.Time // when the request arrived
@@ -60,7 +109,14 @@ type Event struct {
 	User         string   // the authenticated user
 	Groups       []string // the authenticated user's groups
 	Impersonated string   // the user it acted as with --as, or ""
-	UserAgent    string
+	Agent        Hint     // the client's user agent: a hint for evidence, never a proof
+
+	// Borrowed is set on a request of a kube-system service account after
+	// someone other than the controller manager asked for a token of that
+	// account (or made a secret in kube-system, which can hold any of
+	// their tokens): from then on the account's requests may be a
+	// person's, and none of them counts as the controller's.
+	Borrowed bool
 
 	Verb        string // get, list, watch, create, update, patch, delete, deletecollection
 	Group       string // the API group; "" for the core group
@@ -102,49 +158,40 @@ func (e Event) OK() bool { return e.Code >= 200 && e.Code < 300 && !e.DryRun }
 // ByController reports whether the request came from a controller of the
 // control plane under its own identity, without impersonation: a person
 // with an admin kubeconfig cannot produce it without first minting that
-// account's token, which the log also records.
+// account's token, which the log also records (see Borrowed).
 func (e Event) ByController(identity string) bool {
-	return e.Impersonated == "" && e.User == identity
+	return e.Impersonated == "" && e.User == identity && !e.Borrowed
 }
 
 // ByAController reports whether the request came from any of kube-system's
 // service accounts under its own identity.
 func (e Event) ByAController() bool {
-	return e.Impersonated == "" && strings.HasPrefix(e.User, controllerPrefix)
+	return e.Impersonated == "" && strings.HasPrefix(e.User, controllerPrefix) && !e.Borrowed
 }
 
-// The lab's control plane, as the log tells it from a person. The
-// controller manager's controllers have identities of their own (see
-// ByController); kwokctl runs the scheduler and kwok (in the kubelets'
-// place), and the controller manager's own requests for its controllers'
-// tokens, with the cluster admin's credentials, the learner's too. For those
-// the user agent, which a client chooses, is the only mark: a person who
-// forges it with a hand-made client passes for them. The checks say so where
-// it matters, and read what a forged agent cannot give (a controller's own
-// identity, the order and timing of requests) wherever they can.
-
-// program is the user agent's first part: "kube-scheduler" for
-// "kube-scheduler/v1.36.3 (linux/amd64) kubernetes/…/scheduler".
-func (e Event) program() string {
-	p, _, _ := strings.Cut(e.UserAgent, "/")
-	return p
+// By reports whether the component id sent the request, authenticated as
+// itself and impersonating nobody.
+func (e Event) By(id Identity) bool {
+	return e.Impersonated == "" && e.User == string(id)
 }
+
+// The lab's control plane, as the log tells it from a person: by the user
+// the API server authenticated. A request from any other user is a
+// person's (or a person's script's), whatever agent it claims.
 
 // FromScheduler reports whether kube-scheduler sent the request.
-func (e Event) FromScheduler() bool {
-	return e.Impersonated == "" && e.program() == "kube-scheduler"
-}
+func (e Event) FromScheduler() bool { return e.By(Scheduler) }
 
 // FromNodeAgent reports whether the agent that runs a node's pods sent the
-// request: kwok in the lab, a kubelet on a real node.
+// request: kwok in the lab, a kubelet (system:node:NAME) on a real node.
 func (e Event) FromNodeAgent() bool {
-	return e.Impersonated == "" && (e.program() == "kwok-controller" || strings.HasPrefix(e.User, "system:node:"))
+	return e.By(NodeAgent) || e.Impersonated == "" && strings.HasPrefix(e.User, "system:node:") && slices.Contains(e.Groups, "system:nodes")
 }
 
 // FromControllerManager reports whether kube-controller-manager sent the
 // request, under a controller's identity or its own.
 func (e Event) FromControllerManager() bool {
-	return e.Impersonated == "" && e.program() == "kube-controller-manager"
+	return e.By(ControllerManager) || e.ByAController()
 }
 
 // FromControlPlane reports whether a component of the control plane sent
@@ -152,23 +199,42 @@ func (e Event) FromControllerManager() bool {
 // agent or the API server itself. Anything else is a person's, or a
 // person's script's; a request with --as always is.
 func (e Event) FromControlPlane() bool {
-	if e.Impersonated != "" {
-		return false
+	return e.FromControllerManager() || e.FromScheduler() || e.FromNodeAgent() || e.By(APIServer)
+}
+
+// Forged reports whether the request claims, in its agent, to come from a
+// component of the control plane that did not send it: a hint worth a line
+// in the evidence ("claims to be kube-scheduler"), never a judgement, since
+// the request is a person's either way.
+func (e Event) Forged() string {
+	p := e.Agent.program()
+	switch {
+	case e.FromControlPlane():
+		return ""
+	case p == "kube-scheduler", p == "kube-controller-manager", p == "kwok-controller", p == "kube-apiserver", p == "kubelet":
+		return p
 	}
-	return e.ByAController() || e.FromScheduler() || e.FromNodeAgent() || e.FromControllerManager() ||
-		e.User == "system:apiserver" || e.program() == "kube-apiserver"
+	return ""
 }
 
 // Who names the actor for a learner's report: "kwok-admin (kubectl)",
 // "the taint eviction controller (system:serviceaccount:kube-system:node-controller)".
+// A request that claims a component's agent it was not sent by says so:
+// "kwok-admin (claims to be kube-scheduler)".
 func (e Event) Who() string {
-	agent, _, _ := strings.Cut(e.UserAgent, "/")
+	agent := e.Agent.program()
 	who := e.Actor()
 	if e.Impersonated != "" {
 		who = e.User + " as " + e.Impersonated
 	}
-	if agent != "" {
+	switch {
+	case e.Forged() != "":
+		who += " (claims to be " + agent + ")"
+	case agent != "":
 		who += " (" + agent + ")"
+	}
+	if e.Borrowed {
+		who += " (with a borrowed token)"
 	}
 	return who
 }
@@ -190,12 +256,51 @@ func (e Event) String() string {
 	return fmt.Sprintf("%s %s %s %s %s%s: %d", e.Time.UTC().Format("15:04:05"), e.Who(), e.Verb, res, obj, dry, e.Code)
 }
 
-// A Log is the requests of an audit log, in the order they completed.
+// A Log is the requests of an audit log, in the order they completed: its
+// rotated segments (Segments), oldest first, then the live file at Path.
 type Log struct {
-	Path   string
-	Events []Event
+	Path     string
+	Segments []string // the rotated segments read before Path, oldest first
+	Events   []Event
 
-	read int64 // bytes read, up to the end of the last whole line
+	read int64       // bytes of Path read, up to the end of the last whole line
+	file os.FileInfo // the file at Path when it was last read
+}
+
+// Segments returns the rotated segments of the audit log at path, oldest
+// first. The API server's log backend (--audit-log-maxsize, -maxbackup)
+// renames a full log NAME-TIMESTAMP.EXT beside it, the timestamp
+// 2006-01-02T15-04-05.000, so the names sort by time.
+func Segments(path string) []string {
+	dir, base := filepath.Split(path)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	matches, _ := filepath.Glob(filepath.Join(dir, globEscape(stem)+"-[0-9][0-9][0-9][0-9]-*"+globEscape(ext)))
+	sort.Strings(matches)
+	return matches
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(s)
+}
+
+// readSegments reads the rotated segments, replacing every event read so
+// far; Refresh then reads the live file from its start.
+func (l *Log) readSegments() error {
+	l.Segments, l.Events, l.read = Segments(l.Path), nil, 0
+	for _, seg := range l.Segments {
+		data, err := os.ReadFile(seg)
+		if err != nil {
+			return fmt.Errorf("cannot read the audit log's rotated segment %s: %v", seg, errors.Unwrap(err))
+		}
+		events, err := Parse(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("cannot read the audit log's rotated segment %s: %v", seg, err)
+		}
+		l.Events = append(l.Events, events...)
+	}
+	return nil
 }
 
 // Select returns the events for which keep is true, in order.
@@ -228,6 +333,9 @@ func (l *Log) Covers(t time.Time) bool {
 // error.
 func Read(path string) (*Log, error) {
 	l := &Log{Path: path}
+	if err := l.readSegments(); err != nil {
+		return nil, err
+	}
 	if err := l.Refresh(); err != nil {
 		return nil, err
 	}
@@ -254,10 +362,14 @@ func (l *Log) Refresh() error {
 	if err != nil {
 		return fmt.Errorf("cannot read the audit log %s: %v", l.Path, err)
 	}
-	if fi.Size() < l.read {
-		// The log was rotated or truncated: read it from the start.
-		l.Events, l.read = nil, 0
+	if fi.Size() < l.read || l.file != nil && !os.SameFile(l.file, fi) {
+		// The log was rotated (what was read is now a segment) or
+		// truncated: read the segments and the file again from the start.
+		if err := l.readSegments(); err != nil {
+			return err
+		}
 	}
+	l.file = fi
 	if _, err := f.Seek(l.read, io.SeekStart); err != nil {
 		return fmt.Errorf("cannot read the audit log %s: %v", l.Path, err)
 	}
@@ -277,12 +389,28 @@ func (l *Log) Refresh() error {
 		if n > 0 && events[0].Time.Before(l.Events[n-1].Time) {
 			sort.SliceStable(l.Events, func(i, j int) bool { return l.Events[i].Time.Before(l.Events[j].Time) })
 		}
+		MarkBorrowed(l.Events)
 	}
 	return nil
 }
 
 // Size is how many bytes of the file have been read.
 func (l *Log) Size() int64 { return l.read }
+
+// Span is when the log's first and last requests arrived and completed;
+// both are zero for a log with none.
+func (l *Log) Span() (first, last time.Time) {
+	if len(l.Events) == 0 {
+		return time.Time{}, time.Time{}
+	}
+	first = l.Events[0].Received
+	for _, e := range l.Events[:min(len(l.Events), 64)] {
+		if e.Received.Before(first) {
+			first = e.Received
+		}
+	}
+	return first, l.Events[len(l.Events)-1].Time
+}
 
 // line is the part of an audit.k8s.io/v1 Event the checks read.
 type line struct {
@@ -329,15 +457,15 @@ func Parse(r io.Reader) ([]Event, error) {
 			continue
 		}
 		e := Event{
-			Received:  l.RequestReceivedTimestamp,
-			Time:      l.StageTimestamp,
-			User:      l.User.Username,
-			Groups:    l.User.Groups,
-			UserAgent: l.UserAgent,
-			Verb:      l.Verb,
-			URI:       l.RequestURI,
-			Code:      500,
-			Request:   l.RequestObject,
+			Received: l.RequestReceivedTimestamp,
+			Time:     l.StageTimestamp,
+			User:     l.User.Username,
+			Groups:   l.User.Groups,
+			Agent:    AgentHint(l.UserAgent),
+			Verb:     l.Verb,
+			URI:      l.RequestURI,
+			Code:     500,
+			Request:  l.RequestObject,
 		}
 		if l.ImpersonatedUser != nil {
 			e.Impersonated = l.ImpersonatedUser.Username
@@ -358,7 +486,46 @@ func Parse(r io.Reader) ([]Event, error) {
 		return nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	MarkBorrowed(out)
 	return out, nil
+}
+
+// MarkBorrowed sets Borrowed on every request of a kube-system service
+// account that arrived after someone other than the controller manager
+// was granted a token of that account, or made a secret in kube-system
+// (a legacy token secret holds an account's token, and the log's metadata
+// does not say whose). events are in the order they completed.
+func MarkBorrowed(events []Event) {
+	minted := map[string]time.Time{} // service account user → first foreign token
+	var anySecret time.Time
+	for _, e := range events {
+		if !e.OK() || e.Namespace != "kube-system" || e.Verb != "create" || e.By(ControllerManager) {
+			continue
+		}
+		switch {
+		case e.Resource == "serviceaccounts" && e.Subresource == "token":
+			u := controllerPrefix + e.Name
+			if t, ok := minted[u]; !ok || e.Time.Before(t) {
+				minted[u] = e.Time
+			}
+		case e.Resource == "secrets" && e.Subresource == "" && !e.FromControlPlane():
+			if anySecret.IsZero() || e.Time.Before(anySecret) {
+				anySecret = e.Time
+			}
+		}
+	}
+	if len(minted) == 0 && anySecret.IsZero() {
+		return
+	}
+	for i := range events {
+		e := &events[i]
+		if !strings.HasPrefix(e.User, controllerPrefix) {
+			continue
+		}
+		if t, ok := minted[e.User]; ok && !e.Received.Before(t) || !anySecret.IsZero() && !e.Received.Before(anySecret) {
+			e.Borrowed = true
+		}
+	}
 }
 
 // KwokCluster returns the name of the kwokctl cluster behind a kubectl
@@ -413,7 +580,7 @@ func Write(w io.Writer, events ...Event) error {
 	bw := bufio.NewWriter(w)
 	for _, e := range events {
 		var l line
-		l.Kind, l.Stage, l.Verb, l.UserAgent = "Event", "ResponseComplete", e.Verb, e.UserAgent
+		l.Kind, l.Stage, l.Verb, l.UserAgent = "Event", "ResponseComplete", e.Verb, e.Agent.String()
 		l.RequestURI = e.URI
 		if l.RequestURI == "" {
 			l.RequestURI = e.path()

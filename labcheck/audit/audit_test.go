@@ -133,33 +133,95 @@ func TestRefreshReadsOnlyWhatWasAppended(t *testing.T) {
 	}
 }
 
-// TestSenders: the lab's control plane is told from a person by identity
-// where it has one of its own, and by user agent where it acts as the admin;
-// a request made with --as is a person's, whoever it names.
+// TestSenders: the lab's control plane is told from a person by the user the
+// API server authenticated, each component by credentials of its own; an
+// agent claims nothing (the admin's requests in the scheduler's, kwok's or the
+// controller manager's agent are a person's), and a request made with --as
+// is a person's, whoever it names.
 func TestSenders(t *testing.T) {
 	const admin = "kwok-admin"
+	var (
+		kubectl   = "kubectl/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format"
+		scheduler = "kube-scheduler/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/scheduler"
+		kwok      = "kwok-controller/" + version.Kwok + " (linux/amd64)"
+		manager   = "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format"
+	)
 	tests := []struct {
 		name, user, as, agent           string
+		groups                          []string
+		borrowed                        bool
 		scheduler, node, manager, plane bool
+		forged                          string
 	}{
-		{"learner", admin, "", "kubectl/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, false, false, false},
-		{"scheduler", admin, "", "kube-scheduler/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/scheduler", true, false, false, true},
-		{"kwok", admin, "", "kwok-controller/" + version.Kwok + " (linux/amd64)", false, true, false, true},
-		{"kubelet", "system:node:n1", "", "kubelet/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, true, false, true},
-		{"a controller", PodGC, "", "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/" + PodGC, false, false, true, true},
-		{"the manager asking a token", admin, "", "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, false, true, true},
-		{"the API server", "system:apiserver", "", "kube-apiserver/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format", false, false, false, true},
-		{"a person as the scheduler's agent with --as", admin, PodGC, "kube-scheduler/" + version.Kubernetes, false, false, false, false},
-		{"a controller's token in kubectl", PodGC, "", "kubectl/" + version.Kubernetes, false, false, false, true},
+		{"learner", admin, "", kubectl, nil, false, false, false, false, false, ""},
+		{"scheduler", string(Scheduler), "", scheduler, nil, false, true, false, false, true, ""},
+		{"kwok", string(NodeAgent), "", kwok, nil, false, false, true, false, true, ""},
+		{"kubelet", "system:node:n1", "", "kubelet/" + version.Kubernetes, []string{"system:nodes"}, false, false, true, false, true, ""},
+		{"a node's name without the nodes' group", "system:node:n1", "", "kubelet/" + version.Kubernetes, nil, false, false, false, false, false, "kubelet"},
+		{"a controller", PodGC, "", manager + "/" + PodGC, nil, false, false, false, true, true, ""},
+		{"the manager asking a token", string(ControllerManager), "", manager, nil, false, false, false, true, true, ""},
+		{"the API server", string(APIServer), "", "kube-apiserver/" + version.Kubernetes, nil, false, false, false, false, true, ""},
+		{"the admin in the scheduler's agent", admin, "", scheduler, nil, false, false, false, false, false, "kube-scheduler"},
+		{"the admin in kwok's agent", admin, "", kwok, nil, false, false, false, false, false, "kwok-controller"},
+		{"the admin in the controller manager's agent", admin, "", manager, nil, false, false, false, false, false, "kube-controller-manager"},
+		{"a person as the scheduler with --as", admin, string(Scheduler), scheduler, nil, false, false, false, false, false, "kube-scheduler"},
+		{"a person as a controller with --as", admin, PodGC, kubectl, nil, false, false, false, false, false, ""},
+		{"a controller's borrowed token", PodGC, "", manager, nil, true, false, false, false, false, "kube-controller-manager"},
 	}
 	for _, tt := range tests {
-		e := Event{User: tt.user, Impersonated: tt.as, UserAgent: tt.agent}
+		e := Event{User: tt.user, Groups: tt.groups, Impersonated: tt.as, Agent: AgentHint(tt.agent), Borrowed: tt.borrowed}
 		got := []bool{e.FromScheduler(), e.FromNodeAgent(), e.FromControllerManager(), e.FromControlPlane()}
 		want := []bool{tt.scheduler, tt.node, tt.manager, tt.plane}
 		for i, what := range []string{"FromScheduler", "FromNodeAgent", "FromControllerManager", "FromControlPlane"} {
 			if got[i] != want[i] {
 				t.Errorf("%s: %s = %v, want %v", tt.name, what, got[i], want[i])
 			}
+		}
+		if got := e.Forged(); got != tt.forged {
+			t.Errorf("%s: Forged() = %q, want %q", tt.name, got, tt.forged)
+		}
+	}
+}
+
+// TestBorrowed: once someone other than the controller manager is granted a
+// token of a kube-system account, or makes a secret in kube-system, that
+// account's later requests are not the controller's; the manager's own token
+// requests and refused ones change nothing.
+func TestBorrowed(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	token := func(s int, user string, code int) Event {
+		return Event{Received: at(s), Time: at(s), User: user, Verb: "create", Resource: "serviceaccounts", Subresource: "token", Namespace: "kube-system", Name: "pod-garbage-collector", Code: code}
+	}
+	del := func(s int, user string) Event {
+		return Event{Received: at(s), Time: at(s), User: user, Verb: "delete", Resource: "pods", Namespace: "lab", Name: "db-0", Code: 200}
+	}
+	tests := []struct {
+		name   string
+		events []Event
+		want   []bool // Borrowed, for each event
+	}{
+		{"the manager's own token", []Event{token(1, string(ControllerManager), 201), del(2, PodGC)}, []bool{false, false}},
+		{"a person's token, then the account acts", []Event{del(1, PodGC), token(2, "kwok-admin", 201), del(3, PodGC), del(4, NodeController)}, []bool{false, false, true, false}},
+		{"a refused token", []Event{token(1, "kwok-admin", 403), del(2, PodGC)}, []bool{false, false}},
+		{"a secret in kube-system", []Event{{Received: at(1), Time: at(1), User: "kwok-admin", Verb: "create", Resource: "secrets", Namespace: "kube-system", Name: "t", Code: 201}, del(2, NodeController)}, []bool{false, true}},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		if err := Write(&b, tt.events...); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range got {
+			if e.Borrowed != tt.want[i] {
+				t.Errorf("%s: event %d (%s) Borrowed = %v, want %v", tt.name, i, e, e.Borrowed, tt.want[i])
+			}
+		}
+		if got[len(got)-1].Borrowed && got[len(got)-1].ByController(got[len(got)-1].User) {
+			t.Errorf("%s: a borrowed request counts as the controller's", tt.name)
 		}
 	}
 }
@@ -169,7 +231,7 @@ func TestSenders(t *testing.T) {
 func TestWriteRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 	events := []Event{
-		{Received: t0, Time: t0.Add(time.Millisecond), User: "kwok-admin", Groups: []string{"system:masters"}, UserAgent: "kubectl/" + version.Kubernetes,
+		{Received: t0, Time: t0.Add(time.Millisecond), User: "kwok-admin", Groups: []string{"system:masters"}, Agent: AgentHint("kubectl/" + version.Kubernetes),
 			Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "pdb-lab", Name: "web-1", Code: 201},
 		{Received: t0.Add(time.Second), Time: t0.Add(time.Second), User: "kwok-admin", Impersonated: "system:serviceaccount:kube-system:node-controller",
 			Verb: "delete", Group: "policy", Resource: "poddisruptionbudgets", Namespace: "pdb-lab", Name: "web", UID: "u-1", Code: 200, DryRun: true},
@@ -201,4 +263,50 @@ func readSample(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRotatedSegments: the API server's rotated segments (NAME-TIMESTAMP.EXT
+// beside the log) are read before the live file, oldest first, and again
+// when the live file is rotated under a reader; other files beside the log
+// are not.
+func TestRotatedSegments(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	ev := func(h int, name string) Event {
+		at := t0.Add(time.Duration(h) * time.Hour)
+		return Event{Received: at, Time: at, User: "kwok-admin", Verb: "create", Resource: "pods", Namespace: "lab", Name: name, Code: 201}
+	}
+	live := filepath.Join(dir, "audit.log")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(WriteFile(filepath.Join(dir, "audit-2026-12-01T11-00-00.000.log"), ev(1, "second")))
+	must(WriteFile(filepath.Join(dir, "audit-2026-12-01T10-00-00.000.log"), ev(0, "first")))
+	must(WriteFile(filepath.Join(dir, "audit-policy.yaml.log"), ev(5, "not-a-segment")))
+	must(WriteFile(live, ev(2, "third")))
+	l, err := Read(live)
+	must(err)
+	names := func() []string {
+		var out []string
+		for _, e := range l.Events {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	if got, want := names(), []string{"first", "second", "third"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events %v, want %v", got, want)
+	}
+	if len(l.Segments) != 2 {
+		t.Errorf("segments %v, want the two rotated files", l.Segments)
+	}
+	// The server rotates: the live file becomes a segment and starts anew.
+	must(os.Rename(live, filepath.Join(dir, "audit-2026-12-01T12-30-00.000.log")))
+	must(WriteFile(live, ev(3, "fourth")))
+	must(l.Refresh())
+	if got, want := names(), []string{"first", "second", "third", "fourth"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after rotation: events %v, want %v", got, want)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ func Main(course *labcheck.Course) {
 
 // auditLogFix is what to do about an --audit-log that cannot be read.
 const auditLogFix = "give --audit-log the API server's audit log (a kwokctl cluster keeps it in ~/.kwok/clusters/NAME/logs/audit.log), or leave it out"
+
+// commands are labcheck's subcommands, each first on its command line.
+var commands = []string{"list", "hint", "grade", "verify", "version"}
 
 // errUsage marks errors that are the caller's: exit status 2.
 var errUsage = errors.New("usage")
@@ -120,10 +124,16 @@ func Run(ctx context.Context, course *labcheck.Course, args []string, stdout, st
 	if auditLog != nil {
 		cluster.UseAuditLog(auditLog)
 	}
+	// Nothing is judged from a log that is not this cluster's live one.
+	if err := cluster.ProveAuditLog(ctx); err != nil {
+		fmt.Fprintf(stderr, "labcheck: %v\n", err)
+		return 2
+	}
+	cluster.Custody = labcheck.SelfAssessed
 	id := identify(ctx, cluster, opts.timeout)
 	outcomes := labcheck.Run(ctx, cluster, checks, opts.timeout)
 	r := labcheck.NewReport(id, chaptersOf(course, opts.chapter), outcomes, time.Since(start))
-	r.Evidence = cluster.EvidenceSource()
+	r.Evidence, r.Custody = cluster.EvidenceSource(), cluster.CustodySource()
 	if len(checks) < len(all) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d of the %d checks ran (%s), so the score is theirs, not the lab's", len(checks), len(all), selection(opts)))
 	}
@@ -185,6 +195,9 @@ func parse(course *labcheck.Course, args []string, stderr io.Writer) (options, e
 		return o, errUsage // the flag package has printed the problem
 	}
 	if fs.NArg() > 0 {
+		if cmd := fs.Arg(0); slices.Contains(commands, cmd) {
+			return o, fmt.Errorf("%q is a command: it goes first, before any flag, and takes flags of its own (labcheck %s -h)", cmd, cmd)
+		}
 		return o, fmt.Errorf("unknown command %q; use list, hint, grade, verify or version, or flags only to check your lab (labcheck -h)", fs.Arg(0))
 	}
 	n, err := chapterArg(course, *chapter)

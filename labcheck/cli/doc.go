@@ -16,8 +16,14 @@
 // read, from its audit log: the one record of who evicted, deleted or wrote
 // an event that a learner cannot write. labcheck finds the log of a kwokctl
 // cluster on this machine by its context (kwok-NAME); --audit-log names
-// another. Without one the checks judge from the API alone, and the report
-// says so in its first line.
+// another. Before it trusts a log, labcheck proves it is the cluster's live
+// log: it sends a dry-run request named with a fresh nonce and finds it
+// there, and refuses a log without it ("not this cluster's log") before
+// judging anything. It reads the API server's rotated segments first. The
+// report's header names the evidence (the log, its span, whether it is empty
+// or partial) and its custody: on the learner's own disk, a self-assessment,
+// or, in grade, held by the host. Without a log the checks judge from the
+// API alone, and the report says so in its first line.
 //
 // --only and --skip choose checks by ID or by a pattern of path.Match,
 // comma-separated: labcheck --chapter 2 --only taints-my-timetable checks

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/e2e-framework/klient/decoder"
 	"sigs.k8s.io/e2e-framework/klient/k8s"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/opslab/opslab/chapters/01-pdb/check"
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // The chapter's part of the cluster: its namespace and its nodes.
@@ -204,6 +206,34 @@ func TestCheatsFail(t *testing.T) {
 				"pdb-web-placed":   "below the floor of 2",
 			},
 		},
+		{
+			// The admin's own client, claiming kwok's user agent: a dry run
+			// named only in the eviction's body (the URI the log keeps says
+			// nothing of it), then the real deletes in kwok's agent, as if
+			// the node were finishing evictions. kwok has a user of its own,
+			// so the deletes are the learner's.
+			name: "dry-run-evictions-in-the-body-then-deletes-in-kwoks-agent", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", check.DrainedNode)
+				l.scale(t, 4)
+				l.budget(t, 3)
+				ctx := context.Background()
+				forged := l.claiming(t, "kwok-controller/"+version.Kwok+" (linux/amd64) kubernetes/$Format")
+				for _, p := range l.podsOn(t, check.DrainedNode) {
+					ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p, Namespace: ns}, DeleteOptions: &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}}
+					if err := forged.PolicyV1().Evictions(ns).Evict(ctx, ev); err != nil && !apierrors.IsTooManyRequests(err) {
+						t.Fatalf("dry-run eviction of %s: %v", p, err)
+					}
+					if err := forged.CoreV1().Pods(ns).Delete(ctx, p, metav1.DeleteOptions{}); err != nil {
+						t.Fatalf("delete %s in kwok's agent: %v", p, err)
+					}
+					l.settled(t, 4, 3)
+				}
+			},
+			want: map[string]string{
+				"pdb-node-drained": "claims to be kwok-controller",
+			},
+		},
 	}
 
 	ctx := context.Background()
@@ -214,7 +244,7 @@ func TestCheatsFail(t *testing.T) {
 	if c.AuditPath == "" {
 		t.Fatalf("the cheats are judged from the API server's audit log, and there is none: %s", c.NoAudit)
 	}
-	l := &lab{k: c.Kube}
+	l := &lab{k: c.Kube, cfg: c.Config}
 	for _, ch := range cheats {
 		t.Run(ch.name, func(t *testing.T) {
 			l.begin(t)
@@ -259,7 +289,21 @@ func expect(t *testing.T, c *labcheck.Cluster, want map[string]string) {
 
 // A lab is the chapter's part of the cluster, as a cheat uses it.
 type lab struct {
-	k kubernetes.Interface
+	k   kubernetes.Interface
+	cfg *rest.Config
+}
+
+// claiming is a client with the admin's credentials that sends agent as its
+// user agent, as curl -A would.
+func (l *lab) claiming(t *testing.T, agent string) kubernetes.Interface {
+	t.Helper()
+	c := rest.CopyConfig(l.cfg)
+	c.UserAgent = agent
+	k, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 func (l *lab) kubectl(t *testing.T, args ...string) string {

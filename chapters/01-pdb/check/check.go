@@ -185,7 +185,7 @@ func drain(ctx context.Context, c *labcheck.Cluster, l lab) (story, string, erro
 		pods = append(pods, toWebPod(p))
 	}
 	log := c.Audit()
-	s := story{Start: start, Cordoned: cordoned, Pods: pods, NoAudit: c.NoAudit}
+	s := story{Start: start, Cordoned: cordoned, Pods: pods, NoAudit: c.NoAudit, Advice: c.AuditAdvice()}
 	switch {
 	case log == nil:
 		if s.NoAudit == "" {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,6 +75,8 @@ type story struct {
 	// one, NoAudit says why, and the checks judge from the API alone.
 	Audit   bool
 	NoAudit string
+	// Advice says what to do about NoAudit (labcheck.Cluster.AuditAdvice).
+	Advice string
 
 	Removals []removal            // web pods that went away since Cordoned, in order
 	Seen     map[string]time.Time // every web pod of the run: when the log first names it
@@ -234,7 +237,7 @@ func judgeRoute(s story) verdict {
 		return verdict{
 			msg:      "an eviction cannot be told from a delete without the API server's audit log",
 			evidence: []string{"no audit log (" + s.NoAudit + "): the API keeps no trace of how a pod went"},
-			hint:     hintAudit,
+			hint:     cmp.Or(s.Advice, hintAudit),
 		}
 	}
 	v := verdict{evidence: []string{fmt.Sprintf("web pods gone since pdb-3 was cordoned at %s (audit log): %d", clock(s.Cordoned), len(s.Removals))}}
@@ -280,7 +283,7 @@ func judgeRefusals(s story) verdict {
 		return verdict{
 			msg:      "a refused eviction leaves no trace in the API, only in the API server's audit log",
 			evidence: []string{"no audit log (" + s.NoAudit + "): refusals cannot be seen"},
-			hint:     hintAudit,
+			hint:     cmp.Or(s.Advice, hintAudit),
 		}
 	}
 	refused := map[string][]time.Time{}
@@ -366,7 +369,20 @@ func judgeFloor(s story) verdict {
 		return v
 	}
 	v.ok = true
-	v.msg = fmt.Sprintf("at least %s Ready throughout the drain: each replacement was Ready before the next eviction", webPods(least))
+	evicted := 0
+	for _, r := range s.Removals {
+		if r.evicted() {
+			evicted++
+		}
+	}
+	switch {
+	case evicted == 0:
+		v.msg = fmt.Sprintf("at least %s Ready throughout the drain; none of the %d that left was evicted, so this says nothing of evictions waiting for replacements", webPods(least), len(s.Removals))
+	case evicted == 1:
+		v.msg = fmt.Sprintf("at least %s Ready throughout the drain, which evicted one pod", webPods(least))
+	default:
+		v.msg = fmt.Sprintf("at least %s Ready throughout the drain: each replacement was Ready before the next eviction", webPods(least))
+	}
 	return v
 }
 

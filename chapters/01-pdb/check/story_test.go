@@ -41,10 +41,10 @@ func (r *run) whole(sec float64) time.Time { return r.at(sec).Truncate(time.Seco
 
 // The actors of the lab, as the audit log names them.
 var (
-	learner    = audit.Event{User: "kwok-admin", UserAgent: "kubectl/" + version.Kubernetes}
-	kwok       = audit.Event{User: "kwok-admin", UserAgent: "kwok-controller/" + version.Kwok}
-	scheduler  = audit.Event{User: "kwok-admin", UserAgent: "kube-scheduler/" + version.Kubernetes}
-	replicaset = audit.Event{User: audit.ReplicaSetController, UserAgent: "kube-controller-manager/" + version.Kubernetes}
+	learner    = audit.Event{User: "kwok-admin", Agent: audit.AgentHint("kubectl/" + version.Kubernetes)}
+	kwok       = audit.Event{User: string(audit.NodeAgent), Agent: audit.AgentHint("kwok-controller/" + version.Kwok)}
+	scheduler  = audit.Event{User: string(audit.Scheduler), Agent: audit.AgentHint("kube-scheduler/" + version.Kubernetes)}
+	replicaset = audit.Event{User: audit.ReplicaSetController, Agent: audit.AgentHint("kube-controller-manager/" + version.Kubernetes)}
 )
 
 func as(who audit.Event, user string) audit.Event {
@@ -371,7 +371,7 @@ func TestJudges(t *testing.T) {
 			run: func() *run {
 				r := solvedRun()
 				e := learner
-				e.DryRun, e.UserAgent = true, "labcheck/v0.0.0"
+				e.DryRun, e.Agent = true, audit.AgentHint("labcheck/v0.0.0")
 				r.log(145, e, "create", "pods/eviction", "web-a", 201)
 				r.log(145.1, e, "create", "pods/eviction", "web-b", 429)
 				return r
@@ -435,15 +435,25 @@ func TestJudges(t *testing.T) {
 			want: map[string]string{"pdb-web-placed": "minted a token for the replicaset controller"},
 		},
 		{
-			name: "the-controller-manager-asks-for-tokens", reason: "kube-controller-manager asks for its controllers' tokens as the cluster's admin: that is no cheat",
+			name: "the-controller-manager-asks-for-tokens", reason: "kube-controller-manager asks for its controllers' tokens under its own user: that is no cheat",
 			run: func() *run {
 				r := solvedRun()
-				km := learner
-				km.UserAgent = "kube-controller-manager/" + version.Kubernetes
+				km := audit.Event{User: string(audit.ControllerManager), Agent: audit.AgentHint("kube-controller-manager/" + version.Kubernetes)}
 				r.log(5, km, "create", "serviceaccounts/token", "replicaset-controller", 201)
 				return r
 			},
 			want: map[string]string{"pdb-web-placed": pass},
+		},
+		{
+			name: "a-token-minted-in-the-controller-managers-agent", reason: "the admin's token request in kube-controller-manager's agent is the learner's: an agent is no identity",
+			run: func() *run {
+				r := solvedRun()
+				km := learner
+				km.Agent = audit.AgentHint("kube-controller-manager/" + version.Kubernetes)
+				r.log(5, km, "create", "serviceaccounts/token", "replicaset-controller", 201)
+				return r
+			},
+			want: map[string]string{"pdb-web-placed": "kwok-admin (claims to be kube-controller-manager) minted a token"},
 		},
 		{
 			name: "an-earlier-run-ends-as-this-one-begins", reason: "pods of the previous lab run, finished in the namespace's first second, are not this run's",
@@ -620,6 +630,32 @@ func TestRemovalHow(t *testing.T) {
 		r := removal{Pod: "web-a", By: tt.by}
 		if got := fmt.Sprint(r.evicted(), " ", r.how()); got != fmt.Sprint(tt.evicted, " ", tt.how) {
 			t.Errorf("%s: evicted, how = %s, want %v %s", tt.name, got, tt.evicted, tt.how)
+		}
+	}
+}
+
+// TestFloorSaysWhatItSaw: judgeFloor's pass line speaks of evictions only
+// when there were some: the floor held through pods deleted one by one
+// says that none of them was evicted, where it said that each replacement
+// was Ready before the next eviction.
+func TestFloorSaysWhatItSaw(t *testing.T) {
+	deleted := started().cordoned(100)
+	deleted.make(130, "web-d", "pdb-2", 15)
+	deleted.del(146, learner, "web-a").make(146.03, "web-e", "pdb-1", 15)
+	deleted.del(162, learner, "web-b").make(162.03, "web-f", "pdb-1", 15)
+	deleted.del(178, learner, "web-c").make(178.03, "web-g", "pdb-1", 15)
+	tests := []struct {
+		name string
+		run  *run
+		want string
+	}{
+		{"evicted one at a time", solvedRun(), "each replacement was Ready before the next eviction"},
+		{"deleted one at a time", deleted, "none of the 3 that left was evicted"},
+	}
+	for _, tt := range tests {
+		v := judgeFloor(tt.run.story())
+		if !v.ok || !strings.Contains(v.msg, tt.want) {
+			t.Errorf("%s: judgeFloor = %v, %q; want a pass that says %q", tt.name, v.ok, v.msg, tt.want)
 		}
 	}
 }

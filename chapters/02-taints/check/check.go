@@ -152,6 +152,7 @@ func readLab(ctx context.Context, c *labcheck.Cluster) (l lab, found bool, err e
 	l.start = ns.CreationTimestamp.Time
 	l.now = serverNow(ctx, c)
 	log := c.Audit()
+	l.advice = c.AuditAdvice()
 	switch {
 	case log == nil:
 		l.noLog = c.NoAudit

@@ -24,12 +24,13 @@ type lab struct {
 	log    []audit.Event
 	hasLog bool
 	noLog  string
+	advice string // what to do about it (labcheck.Cluster.AuditAdvice)
 }
 
 // withoutLog is the first line of evidence of a check that judged from the
 // API alone: why, and what it read instead.
 func (l lab) withoutLog(instead string) string {
-	return fmt.Sprintf("no audit log (%s): judged from %s, which anyone allowed to write them could have written too; run labcheck --audit-log FILE to judge from the log", strings.TrimSuffix(l.noLog, "."), instead)
+	return fmt.Sprintf("no audit log (%s): judged from %s, which anyone allowed to write them could have written too; %s", strings.TrimSuffix(l.noLog, "."), instead, cmpOr(l.advice, "name the audit log with labcheck --audit-log FILE to judge from it"))
 }
 
 // labEvents keeps, of an audit log's requests since start, those on the

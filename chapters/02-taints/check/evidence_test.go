@@ -20,11 +20,13 @@ func TestWho(t *testing.T) {
 		person, sched, evictionOK bool
 	}{
 		{"learner", "kubectl as the admin", learner, true, false, false},
-		{"scheduler", "the scheduler acts as the admin with its own agent", scheduler, false, true, false},
-		{"kwok", "kwok finishes deletions as the admin", kwok, false, false, false},
+		{"scheduler", "the scheduler acts under its own certificate's user", scheduler, false, true, false},
+		{"kwok", "kwok finishes deletions under its own certificate's user", kwok, false, false, false},
 		{"controller", "the taint eviction controller under its own account", taintCtl, false, false, true},
 		{"as_controller", "kubectl --as the controller is a person", asCtl, true, false, false},
-		{"token", "the controller's token in kubectl is not the controller", withCtlToken, false, false, false},
+		{"token", "the controller's token, which the learner asked for, is the learner's", withCtlToken, true, false, false},
+		{"learner_in_schedulers_agent", "the admin's client claiming the scheduler's agent is the learner", claiming(scheduler), true, false, false},
+		{"learner_in_kwoks_agent", "the admin's client claiming kwok's agent is the learner", claiming(kwok), true, false, false},
 		{"as_scheduler_agent", "a person impersonating, whatever the agent says", actor{User: "kwok-admin", As: "someone", Agent: scheduler.Agent}, true, false, false},
 	}
 	for _, tt := range cases {

@@ -38,6 +38,8 @@ var (
 	asCtl     = audittest.Impersonating(audit.TaintEviction)
 	// A learner who minted the controller's token and used it with kubectl.
 	withCtlToken = audittest.WithToken(audit.TaintEviction)
+	// The learner's own client sending in a component's user agent.
+	claiming = audittest.Claiming
 )
 
 // req is a granted request of a at s seconds into the lab, on res ("pods",
@@ -54,7 +56,7 @@ func req(a actor, verb, res, name string, s float64) audit.Event {
 	}
 	return audit.Event{
 		Received: at(s), Time: at(s).Add(5 * time.Millisecond),
-		User: a.User, Impersonated: a.As, UserAgent: a.Agent,
+		User: a.User, Impersonated: a.As, Agent: audit.AgentHint(a.Agent), Borrowed: a.Borrowed,
 		Verb: verb, Resource: r, Subresource: sub, Namespace: ns, Name: name, Code: code,
 	}
 }

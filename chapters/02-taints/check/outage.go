@@ -183,7 +183,7 @@ func outageCaseOf(scale *labcheck.Cluster) (outageCase, *labcheck.Result) {
 	if log == nil {
 		return outageCase{}, &labcheck.Result{
 			Message: fmt.Sprintf("the outage lab's cluster (context %s) has no audit log to read (%s): the controller's taints can be judged only from it", scale.Context, strings.TrimSuffix(cmpOr(scale.NoAudit, "none was found"), ".")),
-			Hint:    "Run labcheck on the machine where make outage-up made the cluster, or name its log with --audit-log.",
+			Hint:    scale.AuditAdvice(),
 		}
 	}
 	settings, err := kube.SettingsOf(scale.Context)

@@ -36,9 +36,9 @@ var Bystanders = []string{
 // even when the audit log shows none of them: the controllers of
 // kube-controller-manager, which the lab runs with
 // --use-service-account-credentials, each under its service account in
-// kube-system; kwok-admin (group system:masters), under which the lab's
-// scheduler and kwok act; and the scheduler's and the controller manager's
-// own users on a kubeadm cluster. They are judged with the model, never
+// kube-system; kwok, which plays every kubelet under a user of its own
+// (group system:masters); and the scheduler's and the controller manager's
+// own users, which the lab gives them as kubeadm does. They are judged with the model, never
 // impersonated: impersonating a controller would give the grader its
 // powers.
 var ControlPlane = []Sender{
@@ -49,9 +49,9 @@ var ControlPlane = []Sender{
 	serviceAccount(audit.StatefulSetController),
 	serviceAccount(audit.DaemonSetController),
 	serviceAccount(audit.DeploymentController),
-	{"kwok-admin", []string{"system:masters", kube.GroupAuthenticated}},
-	{"system:kube-scheduler", []string{kube.GroupAuthenticated}},
-	{"system:kube-controller-manager", []string{kube.GroupAuthenticated}},
+	{string(audit.NodeAgent), []string{"system:masters", kube.GroupAuthenticated}},
+	{string(audit.Scheduler), []string{kube.GroupAuthenticated}},
+	{string(audit.ControllerManager), []string{kube.GroupAuthenticated}},
 }
 
 // ControlPlaneRequests are kinds of request the control plane makes in
@@ -188,7 +188,7 @@ func operatorTraffic(events []audit.Event) []kube.Request {
 
 // isControlPlane reports whether an event is a request of the control
 // plane under its own identity: a controller's service account in
-// kube-system, or a component known by its user agent.
+// kube-system, or a component known by its own certificate's user.
 func isControlPlane(e audit.Event) bool { return e.FromControlPlane() }
 
 // controlPlaneTraffic returns the control plane's senders and its requests

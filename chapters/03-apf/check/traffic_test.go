@@ -80,11 +80,12 @@ func TestOperatorTraffic(t *testing.T) {
 
 func TestControlPlaneTraffic(t *testing.T) {
 	events := []audit.Event{
-		{User: audit.ReplicaSetController, Groups: kubeSysGroup, UserAgent: "kube-controller-manager/" + version.Kubernetes, Verb: "create", URI: "/api/v1/namespaces/web/pods"},
-		{User: "kwok-admin", Groups: adminGroups, UserAgent: "kube-scheduler/" + version.Kubernetes, Verb: "create", URI: "/api/v1/namespaces/web/pods/p/binding"},
-		{User: "kwok-admin", Groups: adminGroups, UserAgent: "kubectl/" + version.Kubernetes, Verb: "delete", URI: "/api/v1/namespaces/web/pods/p"},
-		{User: "kwok-admin", Groups: adminGroups, Impersonated: audit.PodGC, UserAgent: "kubectl/" + version.Kubernetes, Verb: "delete", URI: "/api/v1/namespaces/web/pods/q"},
-		{User: "system:serviceaccount:kube-system:job-controller", Groups: kubeSysGroup, UserAgent: "kube-controller-manager/" + version.Kubernetes, Verb: "update", URI: "/apis/batch/v1/namespaces/web/jobs/j/status"},
+		{User: audit.ReplicaSetController, Groups: kubeSysGroup, Agent: audit.AgentHint("kube-controller-manager/" + version.Kubernetes), Verb: "create", URI: "/api/v1/namespaces/web/pods"},
+		{User: string(audit.Scheduler), Groups: []string{"system:authenticated"}, Agent: audit.AgentHint("kube-scheduler/" + version.Kubernetes), Verb: "create", URI: "/api/v1/namespaces/web/pods/p/binding"},
+		{User: "kwok-admin", Groups: adminGroups, Agent: audit.AgentHint("kube-scheduler/" + version.Kubernetes), Verb: "create", URI: "/api/v1/namespaces/web/pods/p2/binding"},
+		{User: "kwok-admin", Groups: adminGroups, Agent: audit.AgentHint("kubectl/" + version.Kubernetes), Verb: "delete", URI: "/api/v1/namespaces/web/pods/p"},
+		{User: "kwok-admin", Groups: adminGroups, Impersonated: audit.PodGC, Agent: audit.AgentHint("kubectl/" + version.Kubernetes), Verb: "delete", URI: "/api/v1/namespaces/web/pods/q"},
+		{User: "system:serviceaccount:kube-system:job-controller", Groups: kubeSysGroup, Agent: audit.AgentHint("kube-controller-manager/" + version.Kubernetes), Verb: "update", URI: "/apis/batch/v1/namespaces/web/jobs/j/status"},
 	}
 	senders, reqs := controlPlaneTraffic(events)
 	var users []string
@@ -96,11 +97,11 @@ func TestControlPlaneTraffic(t *testing.T) {
 	}
 	want := []kube.Request{
 		{User: audit.ReplicaSetController, Groups: kubeSysGroup, Verb: "create", Resource: "pods", Namespace: "web"},
-		{User: "kwok-admin", Groups: adminGroups, Verb: "create", Resource: "pods", Subresource: "binding", Namespace: "web", Name: "p"},
+		{User: string(audit.Scheduler), Groups: []string{"system:authenticated"}, Verb: "create", Resource: "pods", Subresource: "binding", Namespace: "web", Name: "p"},
 		{User: "system:serviceaccount:kube-system:job-controller", Groups: kubeSysGroup, Verb: "update", APIGroup: "batch", Resource: "jobs", Subresource: "status", Namespace: "web", Name: "j"},
 	}
 	if diff := cmp.Diff(want, reqs); diff != "" {
-		t.Errorf("requests (-want +got): the learner's kubectl and impersonations are not the control plane\n%s", diff)
+		t.Errorf("requests (-want +got): the learner's kubectl, impersonations and the admin in the scheduler's agent are not the control plane\n%s", diff)
 	}
 }
 

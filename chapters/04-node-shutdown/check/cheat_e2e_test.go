@@ -13,16 +13,19 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/opslab/opslab/lab/labenv"
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/version"
 )
 
 // The cheat tests build on the lab cluster, in namespace shutdown-lab on the
@@ -129,6 +132,12 @@ count: 1
 		racesPodGC: true,
 		want: map[string][]string{
 			"shutdown-podgc-deleted": {"on {db} was force-deleted", "with the pod GC's token from"},
+		}},
+	{name: "the pod GC's token minted in the controller manager's agent", reason: "the admin's client that claims to be kube-controller-manager is the learner: the token is borrowed, and the delete made with it is not the pod GC's",
+		build:      func(h *hand) { h.stuckThen(h.forceDeleteWithForgedToken) },
+		racesPodGC: true,
+		want: map[string][]string{
+			"shutdown-podgc-deleted": {"on {db} was force-deleted", "with the pod GC's token from", "borrowed"},
 		}},
 	{name: "taint right after the power-off", reason: "db-0 was not stuck yet: the taint itself had it deleted",
 		build: func(h *hand) {
@@ -435,6 +444,36 @@ func (h *hand) forceDeleteWithToken() {
 		h.t.Fatal(err)
 	}
 	h.kubectlWith(path, "pod-gc", "", "-n", Namespace, "delete", "pod", Pod, "--force", "--grace-period=0", "--ignore-not-found")
+}
+
+// forceDeleteWithForgedToken asks for a token of the pod GC's service
+// account with the admin's credentials in kube-controller-manager's user
+// agent, as the controller manager asks for its controllers' tokens, and
+// force-deletes db-0 with it in the same agent.
+func (h *hand) forceDeleteWithForgedToken() {
+	h.t.Helper()
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: labenv.Kubeconfig()},
+		&clientcmd.ConfigOverrides{CurrentContext: labenv.Context()}).ClientConfig()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	agent := "kube-controller-manager/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/system:serviceaccount:kube-system:pod-garbage-collector"
+	cfg.UserAgent = agent
+	admin := kubernetes.NewForConfigOrDie(cfg)
+	ttl := int64(600)
+	tr, err := admin.CoreV1().ServiceAccounts("kube-system").CreateToken(h.ctx, "pod-garbage-collector",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	gc := rest.AnonymousClientConfig(cfg)
+	gc.BearerToken, gc.UserAgent = tr.Status.Token, agent
+	zero := int64(0)
+	err = kubernetes.NewForConfigOrDie(gc).CoreV1().Pods(Namespace).Delete(h.ctx, Pod, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	if err != nil && !apierrors.IsNotFound(err) {
+		h.t.Fatal(err)
+	}
 }
 
 // restart deletes db-0 as a learner restarting it would, and waits for the

@@ -154,6 +154,7 @@ func read(ctx context.Context, c *labcheck.Cluster) (r record, ok bool, err erro
 	}
 	r.Events = events.Items
 	log := c.Audit()
+	r.advice = c.AuditAdvice()
 	switch {
 	case log == nil && c.NoAudit != "":
 		r.NoAudit = c.NoAudit

@@ -92,7 +92,9 @@ func TestChecksReadCluster(t *testing.T) {
 				if tt.allPass && !got.Pass {
 					t.Errorf("%s = %q, want a pass", chk.ID, got.Message)
 				}
-				want := judge(tt.record())
+				rec := tt.record()
+				rec.advice = c.AuditAdvice()
+				want := judge(rec)
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s on the cluster differs from its judge on the record (-want +got):\n%s", chk.ID, diff)
 				}
@@ -109,6 +111,7 @@ func TestChecksLogBeginsLate(t *testing.T) {
 	c := cluster(t, r, nil)
 	want := r
 	want.Log, want.NoAudit = nil, "the audit log "+c.AuditPath+" begins after the lab began at 12:00:00"
+	want.advice = c.AuditAdvice()
 	for _, chk := range Checks() {
 		judge, ok := judges[chk.ID]
 		if !ok {

@@ -355,7 +355,8 @@ func judgePodGC(r record) labcheck.Result {
 	var res labcheck.Result
 	res.Seen("%s", s.source())
 	if !s.withLog {
-		res.Message = "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"
+		res.Message = "only the API server's audit log shows whether the pod GC or a hand removed the old db-0"
+		res.Hint = r.advice
 		return res
 	}
 	if s.off != nil {

@@ -24,6 +24,8 @@ type record struct {
 	// NoAudit says why in one sentence.
 	Log     []audit.Event
 	NoAudit string
+	// advice says what to do about NoAudit (labcheck.Cluster.AuditAdvice).
+	advice string
 	// Pod is db-0 as it is now, nil when there is none.
 	Pod *corev1.Pod
 	// Nodes are the shutdown pool's nodes as they are now.

@@ -59,7 +59,7 @@ func (a actor) req(s float64, verb, res, ns, name, query string) audit.Event {
 	if query != "" {
 		uri += "?" + query
 	}
-	return audit.Event{Received: at(s - 0.005), Time: at(s), User: a.User, Impersonated: a.As, UserAgent: a.Agent,
+	return audit.Event{Received: at(s - 0.005), Time: at(s), User: a.User, Impersonated: a.As, Agent: audit.AgentHint(a.Agent), Borrowed: a.Borrowed,
 		Verb: verb, Resource: r, Subresource: sub, Namespace: ns, Name: name, URI: uri, Code: code}
 }
 
@@ -383,7 +383,7 @@ func TestJudgeUnplanned(t *testing.T) {
 				r.add(learner.req(10, "create", "serviceaccounts/token", "kube-system", "pod-garbage-collector", ""))
 			}),
 			wantFail: map[string]string{
-				"shutdown-podgc-deleted": "db-0 (uid uid-1) on shutdown-2 was force-deleted at 12:00:22 with the pod GC's token from system:serviceaccount:kube-system:pod-garbage-collector (kubectl), not by the pod GC in the controller manager"}},
+				"shutdown-podgc-deleted": "db-0 (uid uid-1) on shutdown-2 was force-deleted at 12:00:22 with the pod GC's token from system:serviceaccount:kube-system:pod-garbage-collector (kubectl) (with a borrowed token), not by the pod GC in the controller manager"}},
 		{name: "the pod GC's token with the controller manager's user agent", reason: "a token the learner made for the pod GC's account makes its every request suspect",
 			record: edit(solved, func(r *record) {
 				r.add(learner.req(10, "create", "serviceaccounts/token", "kube-system", "pod-garbage-collector", ""),
@@ -466,22 +466,22 @@ func TestJudgeUnplanned(t *testing.T) {
 				"shutdown-db-moved":        movedMsg,
 				"shutdown-taint-after-off": "shutdown-2 went NotReady at 12:00:03, the node lifecycle controller marked it at 12:00:03, db-0 was Terminating from 12:00:19, and the out-of-service taint came at 12:00:21"},
 			wantFail: map[string]string{
-				"shutdown-podgc-deleted": "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"}},
+				"shutdown-podgc-deleted": "only the API server's audit log shows whether the pod GC or a hand removed the old db-0"}},
 		{name: "no audit log, taint before Terminating", reason: "without the log, the taint eviction controller's event dates the deletion",
 			record: edit(solved, withoutLog, func(r *record) { r.Events[1] = eviction(22, 22, 26) }),
 			wantFail: map[string]string{
 				"shutdown-taint-after-off": "db-0 was marked for deletion at 12:00:22, after the out-of-service taint at 12:00:21: the taint is for a pod already stuck Terminating",
-				"shutdown-podgc-deleted":   "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"}},
+				"shutdown-podgc-deleted":   "only the API server's audit log shows whether the pod GC or a hand removed the old db-0"}},
 		{name: "no audit log, hand-made Scheduled event", reason: "without the log a restart looks like a move, but nothing marked a db-0 for deletion on the powered-off node",
 			record: edit(handMadeEvent, withoutLog),
 			wantFail: map[string]string{
 				"shutdown-db-moved":        "nothing shows a db-0 marked for deletion after shutdown-2 went NotReady: without the audit log only the taint eviction controller's event can",
 				"shutdown-taint-after-off": "nothing shows db-0 Terminating on shutdown-2 before the taint: without the audit log only the taint eviction controller's event can",
-				"shutdown-podgc-deleted":   "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"}},
+				"shutdown-podgc-deleted":   "only the API server's audit log shows whether the pod GC or a hand removed the old db-0"}},
 		{name: "no audit log, taint on a Ready node", reason: "the node side needs no log",
 			record: edit(taintOnReadyNode, withoutLog),
 			wantFail: map[string]string{"shutdown-db-moved": readyMsg, "shutdown-taint-after-off": readyMsg,
-				"shutdown-podgc-deleted": "only the API server's audit log shows whether the pod GC or a hand removed the old db-0: run labcheck with --audit-log FILE"}},
+				"shutdown-podgc-deleted": "only the API server's audit log shows whether the pod GC or a hand removed the old db-0"}},
 	}
 	ids := []string{"shutdown-db-moved", "shutdown-taint-after-off", "shutdown-podgc-deleted"}
 	for _, tt := range tests {
