@@ -149,8 +149,9 @@ var proofWait = 5 * time.Second
 // ProveAuditLog proves that the audit log the checks will read is the live
 // log of the cluster they reach, before anything is judged from it: it
 // sends a request of its own, named with a fresh nonce (a dry-run create of
-// a ConfigMap in default, which the lab's audit policy records whether or
-// not the caller may make it), and looks for it in the log. A log that does
+// a pod in default: every policy of the course's clusters records pod
+// writes, whether or not the caller may make them), and looks for it in the
+// log. A log that does
 // not get the request within a few seconds (a copy, an old file, another
 // cluster's) is refused with a NotThisLogError. Without a log it does
 // nothing.
@@ -166,9 +167,12 @@ func (c *Cluster) ProveAuditLog(ctx context.Context) error {
 		return err
 	}
 	name := "labcheck-proof-" + hex.EncodeToString(nonce[:])
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	_, err := c.Kube.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: name})
-	if err != nil && !apierrors.IsForbidden(err) && !apierrors.IsAlreadyExists(err) && !apierrors.IsNotFound(err) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "proof", Image: "labcheck.invalid/proof"}}},
+	}
+	_, err := c.Kube.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: name})
+	if err != nil && !apierrors.IsForbidden(err) && !apierrors.IsAlreadyExists(err) && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 		return fmt.Errorf("cannot send the request that proves the audit log is this cluster's: %s", oneLine(err))
 	}
 	path := c.AuditPath

@@ -210,5 +210,15 @@ func (c *Cluster) Sibling(ctx context.Context, kubeContext string) (*Cluster, er
 	if c.Config == nil {
 		return nil, fmt.Errorf("cluster %s was not reached through a kubeconfig, so context %s cannot be", c.Context, kubeContext)
 	}
-	return Connect(ctx, c.kubeconfig, kubeContext, c.Config.Timeout)
+	sib, err := Connect(ctx, c.kubeconfig, kubeContext, c.Config.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	// Its log is proven as the first cluster's was; one that fails the
+	// proof is not read, and the checks say why.
+	if err := sib.ProveAuditLog(ctx); err != nil {
+		sib.AuditPath, sib.NoAudit, sib.audit = "", err.Error(), nil
+	}
+	sib.Custody = c.Custody
+	return sib, nil
 }
