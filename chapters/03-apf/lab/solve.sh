@@ -61,14 +61,17 @@ mine() {
 
 # seats prints the server's nominal seats per level and the model's table.
 seats() {
-	k get --raw /metrics | grep '^apiserver_flowcontrol_nominal_limit_seats'
+	# Only the lab's level and workload-low: a deleted level's gauge keeps
+	# its last value, so other levels may linger in the metrics.
+	k get --raw /metrics | grep -E '^apiserver_flowcontrol_nominal_limit_seats\{priority_level="(apf-lab-runaway|workload-low)"\}'
 	go run ./chapters/03-apf/cmd/apfctl seats --context "$ctx"
 }
 
 # exempt_list prints every schema with its level and Dangling condition,
 # and apfctl's exempt list.
 exempt_list() {
-	k get flowschemas -o custom-columns='NAME:.metadata.name,LEVEL:.spec.priorityLevelConfiguration.name,DANGLING:.status.conditions[?(@.type=="Dangling")].status'
+	k get flowschemas -o custom-columns='NAME:.metadata.name,LEVEL:.spec.priorityLevelConfiguration.name,DANGLING:.status.conditions[?(@.type=="Dangling")].status' |
+		grep -E '^(NAME|apf-lab-)'
 	go run ./chapters/03-apf/cmd/apfctl exempt --context "$ctx"
 }
 
@@ -118,11 +121,11 @@ printf '$ apfctl classify --context %s --user system:serviceaccount:apf-lab:tie-
 expect tie go run ./chapters/03-apf/cmd/apfctl classify --context "$ctx" --user system:serviceaccount:apf-lab:tie-probe --verb list --resource pods -n apf-lab
 
 step "5. the seats: the server's metric and the model's table"
-printf '$ kubectl get --raw /metrics | grep ^apiserver_flowcontrol_nominal_limit_seats; apfctl seats\n'
+printf '$ kubectl get --raw /metrics | grep the nominal seats of apf-lab-runaway and workload-low; apfctl seats\n'
 expect seats seats
 
 step "6. the exempt list, and schemas that dangle"
-printf '$ kubectl get flowschemas -o custom-columns=NAME,LEVEL,DANGLING; apfctl exempt\n'
+printf '$ kubectl get flowschemas -o custom-columns=NAME,LEVEL,DANGLING | grep apf-lab-; apfctl exempt\n'
 expect exempt exempt_list
 
 step "7. a schema of your own pointed at exempt, and deleted again (the watcher's step)"
