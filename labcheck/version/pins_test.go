@@ -50,18 +50,19 @@ func TestOnePin(t *testing.T) {
 func TestOnePinCatches(t *testing.T) {
 	pins := map[string]string{"KUBE_VERSION": "v1.30.1", "ETCD_VERSION": "v3.5.9", "KWOK_VERSION": "v0.5.1"}
 	files := map[string]string{
-		"a/x.go":                    "package a\n// cites v1.30.1, fine\nconst k = \"kubectl/v1.30.1\"\n",
-		"a/x_test.go":               "package a\nvar s = `{\"gitVersion\":\"v0.30.1\"}`\n",
-		"lab/scripts/s.sh":          "# comment v3.5.9 fine\nETCD=v3.5.9\n",
-		"Makefile":                  "X := v0.5.1 # and here\n",
-		"lab/k.yaml":                "# from kwok v0.5.1\nimage: kwok:v0.5.1\n",
-		"site/a.js":                 "// v1.30.1\nconst v = 'v1.30.1';\n",
-		"README.md":                 "Kubernetes v1.30.1, line 88.\n",
-		"a/testdata/rec.jsonl":      "{\"userAgent\":\"kubectl/v1.30.1\"}\n",
-		"go.mod":                    "module m\nrequire (\n\tk8s.io/api v0.30.0\n\tk8s.io/client-go v0.30.1\n)\n",
-		"lab/tools/go.mod":          "module t\nrequire k8s.io/kubernetes v1.30.0\nreplace k8s.io/api => k8s.io/api v0.30.1\n",
-		"other/go.mod":              "module o\nrequire go.etcd.io/etcd/server/v3 v3.5.10\nrequire sigs.k8s.io/kwok v0.5.1\n",
-		"labcheck/version/pins.env": "KUBE_VERSION=v1.30.1\n",
+		"a/x.go":                       "package a\n// cites v1.30.1, fine\nconst k = \"kubectl/v1.30.1\"\n",
+		"a/x_test.go":                  "package a\nvar s = `{\"gitVersion\":\"v0.30.1\"}`\n",
+		"lab/scripts/s.sh":             "# comment v3.5.9 fine\nETCD=v3.5.9\n",
+		"Makefile":                     "X := v0.5.1 # and here\n",
+		"lab/k.yaml":                   "# from kwok v0.5.1\nimage: kwok:v0.5.1\n",
+		"site/a.js":                    "// v1.30.1\nconst v = 'v1.30.1';\n",
+		"README.md":                    "Kubernetes v1.30.1, line 88.\n",
+		"chapters/01-a/plants/p.plant": "claim: c\nupstream: https://github.com/kubernetes/kubernetes/blob/v1.30.1/x.go#L1\n",
+		"a/testdata/rec.jsonl":         "{\"userAgent\":\"kubectl/v1.30.1\"}\n",
+		"go.mod":                       "module m\nrequire (\n\tk8s.io/api v0.30.0\n\tk8s.io/client-go v0.30.1\n)\n",
+		"lab/tools/go.mod":             "module t\nrequire k8s.io/kubernetes v1.30.0\nreplace k8s.io/api => k8s.io/api v0.30.1\n",
+		"other/go.mod":                 "module o\nrequire go.etcd.io/etcd/server/v3 v3.5.10\nrequire sigs.k8s.io/kwok v0.5.1\n",
+		"labcheck/version/pins.env":    "KUBE_VERSION=v1.30.1\n",
 	}
 	read := func(name string) ([]byte, error) { return []byte(files[name]), nil }
 	var names []string
@@ -77,7 +78,7 @@ func TestOnePinCatches(t *testing.T) {
 			t.Errorf("SecondCopies missed %q; it said:\n%s", want, got)
 		}
 	}
-	for _, fine := range []string{"a/x.go:2", "s.sh:1", "k.yaml:1", "a.js:1", "README.md", "rec.jsonl", "labcheck/version/pins.env:", "client-go", "kwok v0.5.1", "replace"} {
+	for _, fine := range []string{"a/x.go:2", "s.sh:1", "k.yaml:1", "a.js:1", "README.md", "p.plant", "rec.jsonl", "labcheck/version/pins.env:", "client-go", "kwok v0.5.1", "replace"} {
 		if strings.Contains(got, fine) {
 			t.Errorf("SecondCopies named %q, which cites or is the pin; it said:\n%s", fine, got)
 		}
@@ -115,8 +116,10 @@ func SecondCopies(files []string, read func(string) ([]byte, error), pins map[st
 	}
 	for _, f := range files {
 		base := path.Base(f)
+		// A plant (chapters/*/plants) cites the upstream line its claim
+		// follows, as prose does.
 		if f == "labcheck/version/pins.env" || strings.HasSuffix(f, ".md") || strings.HasSuffix(f, ".txtar") ||
-			base == "go.sum" || strings.Contains("/"+f, "/testdata/") {
+			strings.HasSuffix(f, ".plant") || base == "go.sum" || strings.Contains("/"+f, "/testdata/") {
 			continue
 		}
 		src, err := read(f)
