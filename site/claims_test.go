@@ -26,7 +26,7 @@ func WithClaim(t *testing.T) string {
 if: the floor could be broken by one
 file: model.go
 tests: TestEvictRefused
-upstream: https://github.com/kubernetes/kubernetes/blob/v1.37.2/pkg/registry/core/pod/storage/eviction.go#L418
+upstream: https://github.com/kubernetes/kubernetes/blob/v1.99.9/pkg/registry/core/pod/storage/eviction.go#L418
 -- old --
 	return pods-1 >= floor
 -- new --
@@ -67,7 +67,7 @@ func TestClaims(t *testing.T) {
 		Plants: []plantJSON{{
 			If:       "the floor could be broken by one",
 			Tests:    []testJSON{{Name: "TestEvictRefused", URL: "model_test.go.html#L11", State: "passed"}},
-			Upstream: "https://github.com/kubernetes/kubernetes/blob/v1.37.2/pkg/registry/core/pod/storage/eviction.go#L418",
+			Upstream: "https://github.com/kubernetes/kubernetes/blob/v1.99.9/pkg/registry/core/pod/storage/eviction.go#L418",
 			Verdict:  "killed",
 		}},
 	}}

@@ -30,7 +30,7 @@ func TestParse(t *testing.T) {
 		Name: "above-floor", Chapter: demo, Claim: "above-floor",
 		If: "the budget allowed an eviction at its floor", File: "floor.go", Pkg: ".",
 		Tests:    []string{"TestAllowed/at_floor"},
-		Upstream: "https://github.com/kubernetes/kubernetes/blob/v1.37.2/pkg/controller/disruption/disruption.go#L1",
+		Upstream: "https://github.com/kubernetes/kubernetes/blob/v1.99.9/pkg/controller/disruption/disruption.go#L1",
 		Old:      []byte("\treturn healthy > floor"), New: []byte("\treturn healthy >= floor"),
 	}
 	if diff := cmp.Diff(want, p, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Source" }, cmp.Ignore())); diff != "" {

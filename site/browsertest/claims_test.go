@@ -42,7 +42,7 @@ func withClaim(t *testing.T) string {
 	s := strings.Replace(string(readme), "A footnote.[^1]", "Evicting at the floor is refused.[^floor] A footnote.[^1]", 1)
 	s = strings.Replace(s, "[^1]: The footnote text.", "[^1]: The footnote text.\n[^floor]: [How we know](#evicting-under-a-budget)", 1)
 	plant := "claim: floor\nif: the floor could be broken by one\nfile: model.go\ntests: TestEvictRefused\n" +
-		"upstream: https://github.com/kubernetes/kubernetes/blob/v1.37.2/pkg/registry/core/pod/storage/eviction.go#L418\n" +
+		"upstream: https://github.com/kubernetes/kubernetes/blob/v1.99.9/pkg/registry/core/pod/storage/eviction.go#L418\n" +
 		"-- old --\n\treturn pods-1 >= floor\n-- new --\n\treturn pods >= floor\n"
 	os.MkdirAll(filepath.Join(ch, "plants"), 0o755)
 	if err := os.WriteFile(filepath.Join(ch, "README.md"), []byte(s), 0o644); err != nil {
@@ -84,7 +84,7 @@ func TestClaimPopover(t *testing.T) {
 	text := eval[string](t, ctx, pop+`.innerText`)
 	for _, want := range []string{
 		"If the floor could be broken by one, TestEvictRefused fails.",
-		"Upstream: v1.37.2/pkg/registry/core/pod/storage/eviction.go line 418",
+		"Upstream: v1.99.9/pkg/registry/core/pod/storage/eviction.go line 418",
 		"How we know, in full",
 	} {
 		if !strings.Contains(text, want) {
