@@ -111,11 +111,12 @@ type Event struct {
 	Impersonated string   // the user it acted as with --as, or ""
 	Agent        Hint     // the client's user agent: a hint for evidence, never a proof
 
-	// Borrowed is set on a request of a kube-system service account after
-	// someone other than the controller manager asked for a token of that
-	// account (or made a secret in kube-system, which can hold any of
-	// their tokens): from then on the account's requests may be a
-	// person's, and none of them counts as the controller's.
+	// Borrowed is set (by MarkBorrowed, Log.Window) on a request of a
+	// kube-system service account after someone other than the controller
+	// manager asked for a token of that account (or made a secret in
+	// kube-system, which can hold any of their tokens): from then on the
+	// account's requests may be a person's, and none of them counts as the
+	// controller's.
 	Borrowed bool
 
 	Verb        string // get, list, watch, create, update, patch, delete, deletecollection
@@ -314,6 +315,16 @@ func (l *Log) Select(keep func(Event) bool) []Event {
 	return out
 }
 
+// Window returns a copy of the events since t (see Since) with Borrowed
+// marked among them: a token asked for in this run of the lab makes its
+// account's later requests a person's; one asked for before the run (an
+// earlier attempt, a cheat tried and given up) does not.
+func (l *Log) Window(t time.Time) []Event {
+	events := slices.Clone(l.Since(t))
+	MarkBorrowed(events)
+	return events
+}
+
 // Since returns the events that completed at or after t: a check reads only
 // what happened since its lab began (the lab's namespace was created), so
 // what an earlier attempt or a test left in the log does not count.
@@ -389,7 +400,6 @@ func (l *Log) Refresh() error {
 		if n > 0 && events[0].Time.Before(l.Events[n-1].Time) {
 			sort.SliceStable(l.Events, func(i, j int) bool { return l.Events[i].Time.Before(l.Events[j].Time) })
 		}
-		MarkBorrowed(l.Events)
 	}
 	return nil
 }
@@ -486,7 +496,6 @@ func Parse(r io.Reader) ([]Event, error) {
 		return nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
-	MarkBorrowed(out)
 	return out, nil
 }
 

@@ -215,6 +215,7 @@ func TestBorrowed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		MarkBorrowed(got)
 		for i, e := range got {
 			if e.Borrowed != tt.want[i] {
 				t.Errorf("%s: event %d (%s) Borrowed = %v, want %v", tt.name, i, e, e.Borrowed, tt.want[i])

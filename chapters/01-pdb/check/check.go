@@ -194,7 +194,7 @@ func drain(ctx context.Context, c *labcheck.Cluster, l lab) (story, string, erro
 	case !log.Covers(start):
 		s.NoAudit = fmt.Sprintf("the audit log %s begins after the lab began at %s", log.Path, clock(start))
 	default:
-		events := log.Since(start)
+		events := log.Window(start)
 		s = tell(events, Namespace, start, cordonRequest(events, DrainedNode, cordoned), pods)
 	}
 	return s, "", nil

@@ -36,7 +36,7 @@ func (l lab) withoutLog(instead string) string {
 // labEvents keeps, of an audit log's requests since start, those on the
 // lab's namespace and on the taints pool's nodes.
 func labEvents(log *audit.Log, start time.Time) []audit.Event {
-	return slices.DeleteFunc(slices.Clone(log.Since(start)), func(e audit.Event) bool {
+	return slices.DeleteFunc(log.Window(start), func(e audit.Event) bool {
 		onNode := e.Resource == "nodes" && strings.HasPrefix(e.Name, "taints-")
 		return e.Namespace != Namespace && !onNode
 	})

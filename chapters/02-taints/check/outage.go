@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -193,7 +194,7 @@ func outageCaseOf(scale *labcheck.Cluster) (outageCase, *labcheck.Result) {
 			Hint:    "Start it with make outage-up, then run the lab's experiments with make outage.",
 		}
 	}
-	return outageCase{rec: readOutage(log.Events, taints.OutageLayout), settings: settings}, nil
+	return outageCase{rec: readOutage(log.Window(time.Time{}), taints.OutageLayout), settings: settings}, nil
 }
 
 // outageCheck runs a judge of the audit log alone.

@@ -224,5 +224,5 @@ func since(l *audit.Log, t time.Time) []audit.Event {
 	if l == nil {
 		return nil
 	}
-	return l.Since(t)
+	return l.Window(t)
 }

@@ -165,7 +165,7 @@ func read(ctx context.Context, c *labcheck.Cluster) (r record, ok bool, err erro
 	default:
 		// A check's own dry runs and anything of an earlier run of the lab
 		// stay out: the story starts when the namespace was created.
-		r.Log = log.Since(r.Start)
+		r.Log = log.Window(r.Start)
 		if r.Log == nil {
 			r.Log = []audit.Event{}
 		}
