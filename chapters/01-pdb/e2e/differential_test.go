@@ -186,7 +186,52 @@ func generate(seed uint64, n int) diffScenario {
 	// Drawn last, so that the draws above, and the cases of a seed that
 	// was run before, stay as they were.
 	s.BudgetsFirst = r.IntN(4) == 0
+	// A budget at its floor over a pod that is not Ready, one time in
+	// three: the edge of the unready-pod rule (currentHealthy >=
+	// desiredHealthy), which random floors seldom reach.
+	if len(s.Budgets) > 0 && r.IntN(3) == 0 {
+		b := &s.Budgets[r.IntN(len(s.Budgets))]
+		if _, mixed := atTheFloor(b.Selector, s.Groups); !mixed {
+			b.Selector = "{}" // every pod: mixed if any group is
+			for _, st := range s.Steps {
+				if st.Budget != nil && st.Budget.Name == b.Name {
+					st.Budget.Selector = b.Selector // an edit keeps the selector
+				}
+			}
+		}
+		if n, mixed := atTheFloor(b.Selector, s.Groups); mixed {
+			b.Min, b.Max = strconv.Itoa(n), ""
+		}
+	}
 	return s
+}
+
+// atTheFloor returns how many pods a selector takes that are Ready at once,
+// and whether it also takes some that are not.
+func atTheFloor(sel string, groups []diffGroup) (ready int, mixed bool) {
+	unready := false
+	for _, g := range groups {
+		if !selectorOfGroup(sel, g) {
+			continue
+		}
+		if g.Class == classReady {
+			ready += g.Replicas
+		} else {
+			unready = true
+		}
+	}
+	return ready, ready > 0 && unready
+}
+
+// selectorOfGroup reports whether a budget's selector takes g's pods.
+func selectorOfGroup(sel string, g diffGroup) bool {
+	switch sel {
+	case "{}":
+		return true
+	case "grp=" + g.Name, "tier=" + g.Tier:
+		return true
+	}
+	return false
 }
 
 func randomSpec(r *rand.Rand, b *diffBudget) {
