@@ -149,12 +149,14 @@ timed main "lab binaries" lab/scripts/build-binaries.sh
 # switch (lab/scripts/power.sh). The first such chapter shares opslab-test
 # with the chapters that do not; every further one gets a cluster of its
 # own, opslab-test-N, so no node lifecycle controller judges two of them.
+# A chapter is a directory chapters/NN-name; chapters/testdata holds the
+# chapter contract's fixtures, which are none.
 switches_nodes() { grep -rq 'power\.sh' "$1"; }
 declare -A cluster_of
 clusters=(opslab-test)
 main_chapters=()
 first_power=""
-for dir in chapters/*/; do
+for dir in chapters/[0-9]*-*/; do
 	dir=${dir%/}
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
 	if switches_nodes "$dir" && [ -n "$first_power" ]; then
@@ -283,7 +285,7 @@ chapter() {
 }
 
 lanes=()
-for dir in chapters/*/; do lanes+=("${dir%/}"); done
+for dir in chapters/[0-9]*-*/; do lanes+=("${dir%/}"); done
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	for dir in "${lanes[@]}"; do (chapter "$dir") || exit; done
 else
@@ -313,7 +315,7 @@ fi
 # timings a busy machine blurs (chapter 2's 150-node outage, measured to a
 # few hundred milliseconds): it runs here, once the lanes are done, one
 # chapter at a time, and then the chapter's checks must all pass.
-for dir in chapters/*/; do
+for dir in chapters/[0-9]*-*/; do
 	dir=${dir%/}
 	[ -x "$dir/lab/later.sh" ] || continue
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
