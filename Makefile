@@ -154,7 +154,7 @@ solve-chapter-%: ## run chapter N's reference solution on your cluster
 
 .PHONY: quotes
 quotes: figures ## rewrite every quoted region of the prose from its source, and redraw the figures
-	@$(GO) run ./cmd/quote -w README.md CONTRIBUTING.md chapters/*/README.md
+	@$(GO) run ./cmd/quote -w README.md CONTRIBUTING.md chapters/[0-9]*-*/*.md
 
 # Each chapter's TestFiguresAreCurrent draws its figures from the model and,
 # with UPDATE_FIGURES set, writes them into the chapter's figures/.
