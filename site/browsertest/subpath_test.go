@@ -95,7 +95,7 @@ func TestSubPath(t *testing.T) {
 	})
 
 	t.Run("search finds a chapter from a page two levels down", func(t *testing.T) {
-		word := onlyInChapter1(t, readIndex(t, out))
+		word := onlyInChapter1(t, readIndex(t, out), chapterPage)
 		open(t, ctx, base+chapterPage)
 		if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("opslab-search-input"), word)); err != nil {
 			t.Fatal(err)
