@@ -181,10 +181,19 @@ export OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run.json
 # Every reference solution's step outputs must be the README's.
 export OPSLAB_EXPECT=check
 export PATH=$LAB_BIN:$PATH
+# kill_tree PID stops a process and everything it started: a background
+# step is a subshell whose children (go test, dist.sh's builds) would
+# outlive it if only the subshell were killed.
+kill_tree() {
+	local child
+	for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+	kill "$1" 2>/dev/null || true
+}
 cleanup() {
 	status=$?
-	# A lane, the browser tests or the memory sampler still running.
-	jobs -p | xargs -r kill 2>/dev/null || true
+	# A lane, the browser tests, the cross-builds or the memory sampler
+	# still running.
+	for pid in $(jobs -p); do kill_tree "$pid"; done
 	step "removing the test clusters and the scale cluster"
 	for c in "${clusters[@]}"; do
 		(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
