@@ -197,6 +197,9 @@ cleanup() {
 	step "removing the test clusters and the scale cluster"
 	for c in "${clusters[@]}"; do
 		(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
+		# A run once left a cluster's processes up after kwokctl had
+		# deleted it: none may outlive make test.
+		pkill -f -- "/.kwok/clusters/$c/" 2>/dev/null || true
 	done
 	(use_cluster opslab-test && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
 	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json || true
