@@ -14,6 +14,8 @@ LAB_BIN := $(shell bash -c '. lab/scripts/versions.sh && echo $$LAB_BIN')
 export OPSLAB_USER_PATH := $(PATH)
 export PATH := $(LAB_BIN):$(PATH)
 export OPSLAB_CONTEXT ?= kwok-opslab
+# The admin's context of the same cluster: the lab's own scripts and labcheck.
+export OPSLAB_ADMIN_CONTEXT ?= $(OPSLAB_CONTEXT)-admin
 GO ?= go
 
 .PHONY: help
@@ -120,7 +122,7 @@ check-chapter-%: ## run chapter N's tests and scenarios, then check its lab on y
 	@$(GO) test ./$(call chapter,$*)/...
 	@$(GO) build -o .cache/bin/labcheck ./cmd/labcheck
 	@$(GO) build -o .cache/bin/learn ./cmd/learn
-	@status=0; .cache/bin/labcheck --chapter $* --context $(OPSLAB_CONTEXT) || status=$$?; \
+	@status=0; .cache/bin/labcheck --chapter $* --context $(OPSLAB_ADMIN_CONTEXT) || status=$$?; \
 	echo "your build-along track:"; .cache/bin/learn status $*; exit $$status
 
 # The build-along tracks (cmd/learn): the learner writes each chapter's

@@ -1,12 +1,16 @@
 // Package labenv names the lab cluster that the course's end-to-end tests
 // run against: the kubeconfig file of $KUBECONFIG (default ~/.kube/config)
-// and the context of $OPSLAB_CONTEXT (default kwok-opslab, the learner's
-// cluster). make test sets both to its own private cluster.
+// and the context of $OPSLAB_CONTEXT (default kwok-opslab-admin, the admin's
+// context of the learner's cluster: the tests set up and inspect the
+// cluster as the lab's own scripts do). $OPSLAB_LEARNER_CONTEXT names the
+// learner's context of the same cluster. make test sets all three to its
+// own private cluster.
 package labenv
 
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -14,8 +18,18 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 )
 
-// DefaultContext is the kubectl context of the learner's cluster, opslab.
-const DefaultContext = "kwok-opslab"
+// DefaultContext is the kubectl context the tests act in: the admin's
+// context of the learner's cluster, opslab (lab/scripts/lab-up.sh makes it).
+const DefaultContext = "kwok-opslab-admin"
+
+// LearnerContext returns the learner's context of the tests' cluster: the
+// context of $OPSLAB_LEARNER_CONTEXT, or Context() without its "-admin".
+func LearnerContext() string {
+	if c := os.Getenv("OPSLAB_LEARNER_CONTEXT"); c != "" {
+		return c
+	}
+	return strings.TrimSuffix(Context(), "-admin")
+}
 
 // Kubeconfig returns the kubeconfig file the tests read: the first of
 // $KUBECONFIG's files, or ~/.kube/config.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lab-down.sh removes the lab cluster and its kubectl context. Removing a
+# lab-down.sh removes the lab cluster and its kubectl contexts (the
+# learner's and the admin's). Removing a
 # cluster that is not there is not an error.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
@@ -11,6 +12,7 @@ if [ ! -x "$kwokctl" ] || ! "$kwokctl" get clusters 2>/dev/null | grep -qx "$nam
 fi
 kubeconfig_args=()
 [ -n "${KUBECONFIG:-}" ] && kubeconfig_args=(--kubeconfig "${KUBECONFIG%%:*}")
+PATH=$LAB_BIN:$PATH lab_learner_forget "kwok-$name" "${kubeconfig_args[@]}"
 PATH=$LAB_BIN:$PATH "$kwokctl" delete cluster --name "$name" "${kubeconfig_args[@]}" >/dev/null 2>&1 ||
 	{ echo "lab-down: kwokctl could not delete cluster $name; run $kwokctl delete cluster --name $name to see why" >&2; exit 1; }
 echo "lab-down: removed cluster $name"

@@ -6,8 +6,14 @@
 # controller manager and kwok each act as a user of their own, with a
 # certificate lab/scripts/pki.sh makes before kwokctl starts them.
 #
+# The learner does not act as the admin: the context kwok-$OPSLAB_CLUSTER
+# is the learner's (user opslab:learner, with the role of lab/learner.yaml),
+# and kwok-$OPSLAB_CLUSTER-admin is the admin's, for the lab's own scripts
+# and labcheck.
+#
 # Environment: OPSLAB_CLUSTER (default opslab) names the cluster, whose
-# kubectl context is kwok-$OPSLAB_CLUSTER; KUBECONFIG, when set, is the file
+# kubectl contexts are kwok-$OPSLAB_CLUSTER and kwok-$OPSLAB_CLUSTER-admin;
+# KUBECONFIG, when set, is the file
 # that receives the context; LAB_PORT, when set, is the kube-apiserver's port
 # (by default kwokctl picks a free one).
 set -euo pipefail
@@ -15,6 +21,7 @@ set -euo pipefail
 
 name=${OPSLAB_CLUSTER:-opslab}
 ctx=kwok-$name
+admin=$ctx-admin
 die() { echo "lab-up: $*" >&2; exit 1; }
 
 LAB_QUIET=1 "$OPSLAB_ROOT/lab/scripts/build-binaries.sh"
@@ -53,8 +60,15 @@ pins_advice() {
 	fi
 }
 
+# learner_access gives the cluster its learner's context and the admin's
+# (lab/scripts/pki.sh), on a new cluster and on one reused.
+learner_access() {
+	lab_learner_access "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/pki" "$ctx" "${kubeconfig_args[@]}" ||
+		die "could not give cluster $name its learner's context $ctx and the admin's $admin; run make lab-reset"
+}
+
 next_steps() {
-	echo "lab-up: cluster $name is ready: kubectl context $ctx"
+	echo "lab-up: cluster $name is ready: kubectl context $ctx is yours (user opslab:learner), $admin the lab's own"
 	if [ "$name" = opslab ]; then
 		kubectl_advice
 		cat <<EON
@@ -76,6 +90,7 @@ if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 			echo "lab-up: cluster $name's scheduler, controller manager and kwok act as the admin, as you do (it was created before they had users of their own), so the checks count their requests as yours; make lab-reset recreates it"
 		fi
 		pins_advice
+		learner_access
 		next_steps
 		exit 0
 	fi
@@ -83,6 +98,7 @@ if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
 	kwokctl stop cluster --name "$name" >/dev/null 2>&1 || true
 	if timeout 60 kwokctl start cluster --name "$name" --wait 45s >/dev/null 2>&1 && healthy; then
 		pins_advice
+		learner_access
 		next_steps
 		exit 0
 	fi
@@ -117,13 +133,14 @@ if ! kwokctl_create --name "$name" "${port_args[@]}" "${kubeconfig_args[@]}" --w
 	die "kwokctl could not create cluster $name${failed:+ ($failed failed, log above)}; fix the cause and run make lab-up again"
 fi
 
-kubectl --context "$ctx" create -f "$OPSLAB_ROOT/lab/nodes.yaml" >/dev/null
+learner_access
+kubectl --context "$admin" create -f "$OPSLAB_ROOT/lab/nodes.yaml" >/dev/null
 # kwok marks the nodes Ready within a second; a plain poll is quicker than
 # kubectl wait, which sets up a watch for each node.
 want=$(grep -c '^kind: Node$' "$OPSLAB_ROOT/lab/nodes.yaml")
 ready_query='{range .items[*]}{range .status.conditions[?(@.type=="Ready")]}{.status}{"\n"}{end}{end}'
 for _ in $(seq 600); do
-	ready=$(kubectl --context "$ctx" get nodes -o jsonpath="$ready_query" | grep -c '^True$' || true)
+	ready=$(kubectl --context "$admin" get nodes -o jsonpath="$ready_query" | grep -c '^True$' || true)
 	[ "$ready" -ge "$want" ] && break
 	sleep 0.1
 done
@@ -133,9 +150,9 @@ done
 # it has made namespace default's account, a lab's first pods would be
 # refused for want of theirs.
 for _ in $(seq 600); do
-	kubectl --context "$ctx" -n default get serviceaccount default >/dev/null 2>&1 && break
+	kubectl --context "$admin" -n default get serviceaccount default >/dev/null 2>&1 && break
 	sleep 0.1
 done
-kubectl --context "$ctx" -n default get serviceaccount default >/dev/null 2>&1 ||
+kubectl --context "$admin" -n default get serviceaccount default >/dev/null 2>&1 ||
 	die "the service account controller made no account in 60 s (see $HOME/.kwok/clusters/$name/logs/kube-controller-manager.log); run make lab-reset"
 next_steps

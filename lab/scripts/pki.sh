@@ -27,6 +27,9 @@
 LAB_SCHEDULER_USER=system:kube-scheduler
 LAB_MANAGER_USER=system:kube-controller-manager
 LAB_KWOK_USER=opslab:kwok
+# The learner's user and group (lab/learner.yaml binds the group's role).
+LAB_LEARNER_USER=opslab:learner
+LAB_LEARNER_GROUP=opslab:learners
 
 # lab_free_port prints a TCP port on 127.0.0.1 that nothing answers on,
 # below the kernel's usual range for outgoing connections.
@@ -126,4 +129,33 @@ lab_component_args() {
 	for c in kube-scheduler kube-controller-manager kwok-controller; do
 		echo "--extra-args=$c=kubeconfig=$dir/$c.kubeconfig"
 	done
+}
+
+# lab_learner_access DIR CONTEXT KUBECONFIG_ARGS...: the learner's context
+# and the admin's, in the kubeconfig that kwokctl wrote for cluster CONTEXT
+# (kwok-NAME: a cluster, user and context of that name, the admin's
+# certificate). CONTEXT becomes the learner's: user CONTEXT-learner, with a
+# certificate DIR/learner.crt for opslab:learner in group opslab:learners,
+# made here when missing. CONTEXT-admin keeps kwokctl's admin user. It then
+# applies lab/learner.yaml as the admin. Running it again changes nothing.
+lab_learner_access() {
+	local dir=$1 ctx=$2
+	shift 2
+	if [ ! -s "$dir/learner.crt" ]; then
+		lab_cert "$dir" learner "$LAB_LEARNER_USER" "$LAB_LEARNER_GROUP" || return 1
+	fi
+	kubectl "$@" config set-context "$ctx-admin" --cluster "$ctx" --user "$ctx" >/dev/null &&
+		kubectl "$@" config set-credentials "$ctx-learner" --embed-certs \
+			--client-certificate "$dir/learner.crt" --client-key "$dir/learner.key" >/dev/null &&
+		kubectl "$@" config set-context "$ctx" --cluster "$ctx" --user "$ctx-learner" >/dev/null &&
+		kubectl "$@" --context "$ctx-admin" apply -f "$OPSLAB_ROOT/lab/learner.yaml" >/dev/null
+}
+
+# lab_learner_forget CONTEXT KUBECONFIG_ARGS...: removes what
+# lab_learner_access added to the kubeconfig (kwokctl removes its own).
+lab_learner_forget() {
+	local ctx=$1
+	shift
+	kubectl "$@" config delete-context "$ctx-admin" >/dev/null 2>&1 || true
+	kubectl "$@" config delete-user "$ctx-learner" >/dev/null 2>&1 || true
 }

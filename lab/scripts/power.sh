@@ -13,7 +13,9 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
 export PATH=$LAB_BIN:$PATH
+# The power switch is the lab's, not the learner's: it acts as the admin.
 ctx=${OPSLAB_CONTEXT:-kwok-${OPSLAB_CLUSTER:-opslab}}
+ctx=${OPSLAB_ADMIN_CONTEXT:-${ctx%-admin}-admin}
 usage() { echo "usage: power.sh off|on NODE" >&2; exit 2; }
 [ $# -eq 2 ] || usage
 action=$1 node=$2

@@ -10,13 +10,15 @@
 #     cluster and run in the background beside steps 3 to 5.
 #  3. Private lab clusters with their own kubeconfigs, so a learner's opslab
 #     cluster and kubeconfig are never touched: opslab-test, and one more for
-#     every further chapter that switches nodes off; the smoke tests.
+#     every further chapter that switches nodes off; the smoke tests, which
+#     include every forbidden verb tried as the learner.
 #  4. Each chapter in a lane of its own, all at once: its end-to-end tests
 #     (the model against the real control plane), then its lab checks: each
 #     must fail on every cheat (a state that reaches the lab's final picture
 #     without its behaviour: the chapter's TestCheat tests), fail on the
 #     untouched cluster, then pass after the chapter's reference solution,
-#     whose steps' outputs must be the README's expected ones
+#     run as the learner (user opslab:learner, lab/learner.yaml: the role
+#     suffices), whose steps' outputs must be the README's expected ones
 #     (OPSLAB_EXPECT=check, lab/scripts/expect.sh). A chapter that switches
 #     nodes off (its lab or tests use lab/scripts/power.sh) gets a cluster of
 #     its own beyond the first: the node lifecycle controller rate-limits
@@ -112,7 +114,7 @@ done
 # claim's tests fail: the plants whose inputs changed since the verdicts
 # each chapter's plants/verdicts.sum records run again (cmd/proofs); those
 # that need a cluster run once the lanes are done.
-proofs() { go run ./cmd/proofs "$@"; }
+proofs() { as_admin go run ./cmd/proofs "$@"; }
 step "proofs: the plants whose inputs changed"
 timed main "proofs: plants whose inputs changed" proofs
 
@@ -170,12 +172,16 @@ for dir in chapters/[0-9]*-*/; do
 done
 
 # use_cluster NAME points the lab scripts, kubectl, the tests and labcheck
-# at cluster NAME and its own kubeconfig.
+# at cluster NAME and its own kubeconfig. OPSLAB_CONTEXT is the learner's
+# context, which the reference solutions act in; the tests, the cheats,
+# labcheck and the lab's own scripts act in the admin's (as_admin).
 use_cluster() {
 	export OPSLAB_CLUSTER=$1
-	export OPSLAB_CONTEXT=kwok-$1
+	export OPSLAB_CONTEXT=kwok-$1 OPSLAB_LEARNER_CONTEXT=kwok-$1
+	export OPSLAB_ADMIN_CONTEXT=kwok-$1-admin
 	export KUBECONFIG=$LAB_CACHE/$1.kubeconfig
 }
+as_admin() { OPSLAB_CONTEXT=$OPSLAB_ADMIN_CONTEXT "$@"; }
 # Chapter 2's solution records its zone-outage experiments here.
 export OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run.json
 # Every reference solution's step outputs must be the README's.
@@ -236,7 +242,7 @@ fi
 
 use_cluster opslab-test
 step "end-to-end: the lab cluster's smoke suite"
-smoke() { go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json; }
+smoke() { as_admin go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json; }
 timed main "smoke suite" smoke
 if [ -n "${more_pid:-}" ]; then
 	status=0
@@ -256,9 +262,9 @@ later_checks() {
 	echo "$checks"
 }
 
-e2e() { go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json "${@:2}" | testlog ".artifacts/e2e-$1-results.json"; }
-cheats() { go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$2/..." | testlog ".artifacts/cheats-$1-results.json"; }
-labcheck() { "$LAB_CACHE/labcheck" --context "$OPSLAB_CONTEXT" "$@"; }
+e2e() { as_admin go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json "${@:2}" | testlog ".artifacts/e2e-$1-results.json"; }
+cheats() { as_admin go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$2/..." | testlog ".artifacts/cheats-$1-results.json"; }
+labcheck() { "$LAB_CACHE/labcheck" --context "$OPSLAB_ADMIN_CONTEXT" "$@"; }
 
 # chapter DIR: on the chapter's cluster, its end-to-end tests, then its
 # checks against its cheats, the untouched cluster and the reference
@@ -343,7 +349,7 @@ done
 # solved cluster.
 grading() {
 	use_cluster "$1"
-	OPSLAB_SOLVED_CHAPTERS=$2 go test -tags solved -count=1 -run "${3:-Grad|Missing}" -json ./labcheck/ | testlog ".artifacts/grading-$1-results.json"
+	OPSLAB_SOLVED_CHAPTERS=$2 as_admin go test -tags solved -count=1 -run "${3:-Grad|Missing}" -json ./labcheck/ | testlog ".artifacts/grading-$1-results.json"
 }
 main_list=$(IFS=,; echo "${main_chapters[*]}")
 step "grading the solved clusters: as the opslab-grader service account, changing nothing"

@@ -128,12 +128,16 @@ type Event struct {
 	UID         string // the object's UID when the request names one: a binding names its pod's
 	URI         string
 	Code        int  // the response's status code
-	DryRun      bool // asked with dryRun: nothing was stored
+	DryRun      bool // asked with dryRun, in the URI or in a logged body: nothing was stored
 
 	// Request is the request's body (requestObject) where the policy
 	// logs it at level Request or above, nil elsewhere: a patch holds
 	// only what it changes, as its client sent it.
 	Request json.RawMessage
+	// Response is the object the server answered with (responseObject)
+	// where the policy logs it at level RequestResponse: a pod as a
+	// change left it.
+	Response json.RawMessage
 }
 
 // Actor is who the request acted as: the impersonated user if there was one,
@@ -448,6 +452,7 @@ type line struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	RequestObject            json.RawMessage `json:"requestObject,omitempty"`
+	ResponseObject           json.RawMessage `json:"responseObject,omitempty"`
 	RequestReceivedTimestamp time.Time       `json:"requestReceivedTimestamp"`
 	StageTimestamp           time.Time       `json:"stageTimestamp"`
 }
@@ -476,6 +481,7 @@ func Parse(r io.Reader) ([]Event, error) {
 			URI:      l.RequestURI,
 			Code:     500,
 			Request:  l.RequestObject,
+			Response: l.ResponseObject,
 		}
 		if l.ImpersonatedUser != nil {
 			e.Impersonated = l.ImpersonatedUser.Username
@@ -489,6 +495,19 @@ func Parse(r io.Reader) ([]Event, error) {
 		}
 		if u, err := url.Parse(l.RequestURI); err == nil {
 			e.DryRun = u.Query().Has("dryRun")
+		}
+		if !e.DryRun && l.RequestObject != nil {
+			// kubectl and client-go name a delete's or an eviction's dry
+			// run in its body, which the URI does not show.
+			var body struct {
+				DryRun        []string `json:"dryRun"`
+				DeleteOptions *struct {
+					DryRun []string `json:"dryRun"`
+				} `json:"deleteOptions"`
+			}
+			if json.Unmarshal(l.RequestObject, &body) == nil {
+				e.DryRun = len(body.DryRun) > 0 || body.DeleteOptions != nil && len(body.DeleteOptions.DryRun) > 0
+			}
 		}
 		out = append(out, e)
 	}
@@ -540,11 +559,14 @@ func MarkBorrowed(events []Event) {
 // KwokCluster returns the name of the kwokctl cluster behind a kubectl
 // context and the directory where kwokctl keeps its files: kwokctl names
 // its contexts kwok-NAME and keeps a cluster's files in
-// $KWOK_WORKDIR/clusters/NAME (by default ~/.kwok). ok is false when the
-// context is not a kwokctl cluster's; err is the home directory's lookup
-// failing. Whether the directory exists is the caller's to ask.
+// $KWOK_WORKDIR/clusters/NAME (by default ~/.kwok). The lab's admin context,
+// kwok-NAME-admin (lab/scripts/lab-up.sh), names the same cluster as the
+// learner's kwok-NAME. ok is false when the context is not a kwokctl
+// cluster's; err is the home directory's lookup failing. Whether the
+// directory exists is the caller's to ask.
 func KwokCluster(kubeContext string) (name, dir string, ok bool, err error) {
 	name, ok = strings.CutPrefix(kubeContext, "kwok-")
+	name = strings.TrimSuffix(name, "-admin")
 	if !ok || name == "" {
 		return "", "", false, nil
 	}
@@ -615,10 +637,13 @@ func Write(w io.Writer, events ...Event) error {
 			Code int `json:"code"`
 		}{e.Code}
 		l.RequestReceivedTimestamp, l.StageTimestamp = e.Received, e.Time
-		l.RequestObject = e.Request
+		l.RequestObject, l.ResponseObject = e.Request, e.Response
 		level := "Metadata"
 		if e.Request != nil {
 			level = "Request"
+		}
+		if e.Response != nil {
+			level = "RequestResponse"
 		}
 		b, err := json.Marshal(struct {
 			APIVersion string `json:"apiVersion"`

@@ -66,6 +66,9 @@ func TestReadAndLocate(t *testing.T) {
 	if err := os.WriteFile(path, []byte(readSample(t, "sample.jsonl")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if got, err := Locate("kwok-opslab-admin"); got != path || err != nil {
+		t.Errorf("Locate(kwok-opslab-admin) = %q, %v; want the learner's cluster's log %q", got, err, path)
+	}
 	got, err := Locate("kwok-opslab")
 	if err != nil || got != path {
 		t.Fatalf("Locate = %q, %v; want %q", got, err, path)
