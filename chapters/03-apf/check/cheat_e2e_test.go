@@ -11,9 +11,12 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	flowcontrol "k8s.io/api/flowcontrol/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -78,6 +81,9 @@ func TestCheatsFailChapter3(t *testing.T) {
 		fail     map[string]string
 		pass     []string
 		needsLog bool
+		// edit changes the cluster's own objects beyond the documents,
+		// and returns how to undo it.
+		edit func(ctx context.Context, t *testing.T, client kubernetes.Interface) func()
 	}{
 		{name: "reference solution", docs: lab, pass: every},
 		{name: "schema for the checks' one request",
@@ -112,6 +118,18 @@ func TestCheatsFailChapter3(t *testing.T) {
 			docs: []string{"runaway-schema.yaml", schemaDoc("apf-lab-tie-a", 600, everyone, allRules), schemaDoc("apf-lab-tie-b", 600, everyone, allRules)},
 			fail: map[string]string{tie: "must take apf-lab/tie-probe and no one else", isolated: "schema apf-lab-tie-a also takes"},
 			pass: []string{exempt}},
+		{name: "default schema global-default kept pointed at exempt",
+			docs: lab, edit: globalDefaultToExempt,
+			fail: map[string]string{exempt: "global-default is changed (priorityLevelConfiguration exempt", isolated: "the server's FlowSchema global-default is changed"},
+			pass: []string{narrow, tie}},
+		{name: "runaway schema that also takes nodes and anonymous requests",
+			docs: []string{"tie.yaml", schemaDoc("apf-lab-runaway", 500, runawaySubject+nodesAndAnonymous, allRules)},
+			fail: map[string]string{isolated: "schema apf-lab-runaway also takes 2 other senders, such as system:node:node-1", narrow: "is not the runaway operator's alone: schema apf-lab-runaway also takes 2 other senders"},
+			pass: []string{tie, exempt}},
+		{name: "narrow level that borrows without limit",
+			docs: []string{"tie.yaml", wideLevel, strings.Replace(schemaDoc("apf-lab-runaway", 500, runawaySubject, allRules), "name: apf-lab-runaway\n  rules", "name: apf-lab-wide\n  rules", 1)},
+			fail: map[string]string{narrow: "may hold up to 612, borrowing from idle levels"},
+			pass: []string{isolated, tie, exempt}},
 		{name: "placeholder schema that takes no one of the lab",
 			docs: []string{schemaDoc("apf-lab-placeholder", 500, "    - kind: User\n      user: {name: nobody}\n", allRules)},
 			fail: map[string]string{exempt: "takes any of the runaway operator's requests", isolated: "still go to the default schema"}},
@@ -120,12 +138,18 @@ func TestCheatsFailChapter3(t *testing.T) {
 			if tc.needsLog && cluster.Audit() == nil {
 				t.Skipf("only the audit log shows what the operator did beyond its known requests, and there is none: %s", cluster.NoAudit)
 			}
-			names := create(ctx, t, client, tc.docs...)
+			names, levels := create(ctx, t, client, tc.docs...)
 			t.Cleanup(func() {
 				for _, n := range names {
 					client.FlowcontrolV1().FlowSchemas().Delete(context.Background(), n, metav1.DeleteOptions{})
 				}
+				for _, n := range levels {
+					client.FlowcontrolV1().PriorityLevelConfigurations().Delete(context.Background(), n, metav1.DeleteOptions{})
+				}
 			})
+			if tc.edit != nil {
+				t.Cleanup(tc.edit(ctx, t, client))
+			}
 			settled(ctx, t, cluster)
 			for _, id := range every {
 				phrase, mustFail := tc.fail[id]
@@ -144,6 +168,8 @@ func TestCheatsFailChapter3(t *testing.T) {
 					t.Errorf("%s passed the cheat: %s", id, res.Message)
 				case mustFail && !strings.Contains(res.Message, phrase):
 					t.Errorf("%s failed with %q, want it to say %q", id, res.Message, phrase)
+				case mustFail:
+					t.Logf("%s fails: %s", id, res.Message)
 				}
 			}
 		})
@@ -248,23 +274,65 @@ func labNamespace(ctx context.Context, t *testing.T, cfg *rest.Config, client ku
 }
 
 // create creates the FlowSchemas and levels of the lab's files and YAML
-// documents, and returns the names of the schemas.
-func create(ctx context.Context, t *testing.T, client kubernetes.Interface, docs ...string) []string {
+// documents, and returns the names of the schemas and of the levels.
+func create(ctx context.Context, t *testing.T, client kubernetes.Interface, docs ...string) (schemas, levels []string) {
 	t.Helper()
 	objs := readDocs(t, docs...)
 	for _, pl := range objs.Levels {
 		if _, err := client.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, pl, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		levels = append(levels, pl.Name)
 	}
-	var names []string
 	for _, fs := range objs.Schemas {
 		if _, err := client.FlowcontrolV1().FlowSchemas().Create(ctx, fs, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, fs.Name)
+		schemas = append(schemas, fs.Name)
 	}
-	return names
+	return schemas, levels
+}
+
+// wideLevel is the lab's narrow level without its borrowing limit: 12
+// nominal seats, but up to 612 borrowed from idle levels.
+const wideLevel = `apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata:
+  name: apf-lab-wide
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 5
+    lendablePercent: 0
+    limitResponse:
+      type: Queue
+      queuing: {queues: 16, handSize: 4, queueLengthLimit: 20}
+`
+
+// globalDefaultToExempt points the server's own schema global-default at
+// exempt, with the annotation that keeps the ensurer from putting its
+// spec back, and returns how to put it back: the default's spec, and the
+// annotation "true" again.
+func globalDefaultToExempt(ctx context.Context, t *testing.T, client kubernetes.Interface) func() {
+	t.Helper()
+	fss := client.FlowcontrolV1().FlowSchemas()
+	patch := `{"metadata":{"annotations":{"apf.kubernetes.io/autoupdate-spec":"false"}},"spec":{"priorityLevelConfiguration":{"name":"exempt"}}}`
+	if _, err := fss.Patch(ctx, "global-default", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		ctx := context.Background()
+		fs, err := fss.Get(ctx, "global-default", metav1.GetOptions{})
+		if err != nil {
+			t.Errorf("putting global-default back: %v", err)
+			return
+		}
+		fs.Spec = *bootstrap.SuggestedFlowSchemaGlobalDefault.Spec.DeepCopy()
+		fs.Annotations[flowcontrol.AutoUpdateAnnotationKey] = "true"
+		if _, err := fss.Update(ctx, fs, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("putting global-default back: %v", err)
+		}
+	}
 }
 
 // settled waits until the server classifies every request the checks send

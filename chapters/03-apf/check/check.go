@@ -13,14 +13,22 @@
 //     request itself is forbidden;
 //   - that nothing else goes there: the same requests sent as two bystander
 //     accounts, and the control plane's senders and requests (from the
-//     audit log and a known list) classified by the chapter's model, which
-//     the chapter's differential proves against the server, fed the
-//     cluster's objects. A model's answer for a request the server was also
+//     audit log and a known list) and other outsiders (a node, an anonymous
+//     request, accounts of other namespaces, people such as the learner)
+//     classified by the chapter's model, which the chapter's differential
+//     proves against the server, fed the cluster's objects. A model's answer for a request the server was also
 //     asked must equal the server's, or the check asks to be run again.
 //     Controllers are never impersonated, since that would give the grader
 //     their powers;
-//   - seats from apiserver_flowcontrol_nominal_limit_seats and dangling
-//     schemas from the objects and the status the server wrote.
+//   - seats from apiserver_flowcontrol_nominal_limit_seats and the bounds
+//     the server puts on each level's current limit (lower_limit_seats,
+//     upper_limit_seats: what it lends and what it may borrow), and
+//     dangling schemas from the objects and the status the server wrote;
+//   - every one of the server's own schemas and levels, compared with the
+//     one the server writes (bootstrap's, as its ensurer compares them): a
+//     default kept changed by the annotation autoupdate-spec "false" may
+//     send requests to exempt, widen a level's seats, or move every other
+//     sender, and only the objects show it.
 //
 // The requests are reads, or writes with dryRun=All, and every one is sent
 // as an account without permissions, so the checks change nothing. The
@@ -46,6 +54,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
+	apf "github.com/opslab/opslab/chapters/03-apf"
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/chapters/03-apf/lab/runaway"
 	"github.com/opslab/opslab/labcheck"
@@ -69,7 +78,7 @@ func Checks() []labcheck.Check {
 			Title: "the API server puts all of the runaway operator's requests, and no one else's, in a level of their own",
 			Claim: "one narrow level and one schema isolate a runaway operator",
 			Reads: "every kind of request apf-lab/runaway-operator made (audit log; else the operator's known list), sent again as it by impersonation (writes dry-run) for the X-Kubernetes-PF-* headers; " +
-				"the same requests as two bystander accounts; the control plane's senders and requests (audit log and a known list) classified by the chapter's model on the cluster's FlowSchemas and levels",
+				"the same requests as two bystander accounts; the control plane's senders and requests (audit log and a known list), a node, an anonymous request, accounts of other namespaces and people, classified by the chapter's model on the cluster's FlowSchemas and levels; every default FlowSchema against the one the server writes",
 			Hints: []string{
 				"Create a Limited PriorityLevelConfiguration for the operator, and a FlowSchema whose only subject is the service account apf-lab/runaway-operator, with rules for every verb and resource, at cluster scope and in every namespace, and for non-resource paths.",
 				"The schema must come before service-accounts (precedence 9000): give it a lower matchingPrecedence, such as 500. Run the operator (" + operatorCommand + ") to see where each of its requests goes.",
@@ -81,9 +90,9 @@ func Checks() []labcheck.Check {
 			ID: "apf-runaway-level-narrow", Points: 1,
 			Title: "the runaway operator's level has fewer seats than workload-low, where it used to go, and holds no one else",
 			Claim: "a narrow level contains a runaway: its seats come from its shares",
-			Reads: "the levels the server chose for every kind of request of the runaway operator, and the model's levels for other senders, as apf-runaway-isolated reads them; apiserver_flowcontrol_nominal_limit_seats from /metrics",
+			Reads: "the levels the server chose for every kind of request of the runaway operator, and the model's levels for other senders, as apf-runaway-isolated reads them; apiserver_flowcontrol_nominal_limit_seats, lower_limit_seats and upper_limit_seats from /metrics; the server's own levels against its defaults",
 			Hints: []string{
-				"Seats come from nominalConcurrencyShares: a level with 5 shares gets about 12 of 600 seats.",
+				"Seats come from nominalConcurrencyShares: a level with 5 shares gets about 12 of 600 seats. Without borrowingLimitPercent a level may borrow up to 600 more: set it to 0.",
 				"kubectl get --raw /metrics | grep apiserver_flowcontrol_nominal_limit_seats shows each level's seats.",
 			},
 			Run: checkNarrow,
@@ -101,9 +110,9 @@ func Checks() []labcheck.Check {
 		},
 		{
 			ID: "apf-nothing-exempt-or-dangling", Points: 1,
-			Title: "no schema you added sends requests to exempt or dangles, and yours takes the runaway operator",
+			Title: "no schema you added or changed sends requests to exempt or dangles, and yours takes the runaway operator",
 			Claim: "exempt removes the server's protection; a schema naming a missing level is silently ignored",
-			Reads: "the FlowSchemas beyond the defaults, the levels they name, and their Dangling status condition; the schemas the server chose for the runaway operator's requests",
+			Reads: "the FlowSchemas beyond the defaults, the levels they name, and their Dangling status condition; every default FlowSchema against the one the server writes; the schemas the server chose for the runaway operator's requests",
 			Hints: []string{
 				"kubectl get flowschemas shows MISSINGPL True for a schema whose level does not exist: fix the level's name.",
 				exemptHint,
@@ -161,7 +170,10 @@ type view struct {
 	cfg  *kube.Config
 
 	runaway []Route // each kind of the operator's requests, as the server placed it
-	others  []Other // bystanders by the server, the control plane by the model
+	others  []Other // bystanders by the server, the control plane and outsiders by the model
+	// changed are the server's own schemas and levels that are not as it
+	// writes them.
+	changed []Changed
 
 	// disagree lists requests the server placed elsewhere than the model
 	// fed the same objects: the server has not taken the latest objects.
@@ -231,29 +243,17 @@ func observe(ctx context.Context, c *labcheck.Cluster) (*view, error) {
 		v.runaway = append(v.runaway, rt)
 		v.routes = append(v.routes, rt.String())
 	}
+	v.changed = changedDefaults(objs)
+	if len(v.changed) == 0 {
+		v.seen("the server's own schemas and levels: as it writes them")
+	}
+	for _, ch := range v.changed {
+		v.seen("%s", ch)
+	}
 	// The control plane first: a schema that takes it is the worse news.
 	reqs := kinds(kindsOfRunaway, ControlPlaneRequests, controlReqs)
-	var taken []string
-	levels := map[string]int{}
-	for _, s := range controlSenders {
-		for _, r := range reqs {
-			r.User, r.Groups = s.User, s.Groups
-			cls := cfg.Classify(r)
-			o := Other{Route: Route{Request: r, Schema: cls.Schema.Name, Precedence: cls.Schema.Spec.MatchingPrecedence,
-				Level: cls.Level.Name, Exempt: cls.Level.Spec.Type == flowcontrol.PriorityLevelEnablementExempt, ByModel: true},
-				Was: newCluster().Classify(r).Level.Name}
-			v.others = append(v.others, o)
-			levels[o.Level]++
-			if o.taken() {
-				taken = append(taken, o.String())
-			}
-		}
-	}
-	if len(taken) == 0 {
-		v.seen("the control plane, by the model: %d senders × %d kinds of request keep the levels of a new cluster (%s)", len(controlSenders), len(reqs), counts(levels))
-	} else {
-		v.seen("the control plane, by the model: %d of %d requests taken, such as %s", len(taken), len(controlSenders)*len(reqs), strings.Join(taken[:min(3, len(taken))], "; "))
-	}
+	v.byModel("the control plane", controlSenders, reqs)
+	v.byModel("other senders (nodes, anonymous, other namespaces' accounts, people)", Outsiders, reqs)
 	for _, user := range Bystanders {
 		var moved []string
 		for _, r := range kindsOfRunaway {
@@ -275,6 +275,32 @@ func observe(ctx context.Context, c *labcheck.Cluster) (*view, error) {
 		}
 	}
 	return v, nil
+}
+
+// byModel classifies each of reqs as each of senders with the model, adds
+// them to the others, and says in the evidence whether any is taken.
+func (v *view) byModel(who string, senders []Sender, reqs []kube.Request) {
+	var taken []string
+	levels := map[string]int{}
+	for _, s := range senders {
+		for _, r := range reqs {
+			r.User, r.Groups = s.User, s.Groups
+			cls := v.cfg.Classify(r)
+			o := Other{Route: Route{Request: r, Schema: cls.Schema.Name, Precedence: cls.Schema.Spec.MatchingPrecedence,
+				Level: cls.Level.Name, Exempt: cls.Level.Spec.Type == flowcontrol.PriorityLevelEnablementExempt, ByModel: true},
+				Was: newCluster().Classify(r).Level.Name}
+			v.others = append(v.others, o)
+			levels[o.Level]++
+			if o.taken() {
+				taken = append(taken, o.String())
+			}
+		}
+	}
+	if len(taken) == 0 {
+		v.seen("%s, by the model: %d senders × %d kinds of request keep the levels of a new cluster (%s)", who, len(senders), len(reqs), counts(levels))
+	} else {
+		v.seen("%s, by the model: %d of %d requests taken, such as %s", who, len(taken), len(senders)*len(reqs), strings.Join(taken[:min(3, len(taken))], "; "))
+	}
 }
 
 // traffic returns the kinds of request of the runaway operator, and the
@@ -383,7 +409,7 @@ func checkIsolated(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, e
 	if err != nil {
 		return stale(err)
 	}
-	return v.result(judgeIsolated(v.runaway, v.others), true), nil
+	return v.result(judgeIsolated(v.runaway, v.others, v.changed), true), nil
 }
 
 func checkNarrow(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
@@ -391,7 +417,7 @@ func checkNarrow(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, err
 	if err != nil {
 		return stale(err)
 	}
-	seats, err := kube.NominalSeats(ctx, c.Kube)
+	seats, err := kube.LevelLimits(ctx, c.Kube)
 	if err != nil {
 		return labcheck.Result{}, err
 	}
@@ -400,13 +426,38 @@ func checkNarrow(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, err
 	for _, r := range v.runaway {
 		levels = appendNew(levels, r.Level)
 	}
+	byModel := map[string]kube.LevelSeats{}
+	for _, s := range v.cfg.Seats(apf.DefaultServerSeats) {
+		byModel[s.Level] = s
+	}
 	var lines []string
 	for _, l := range levels {
-		if n, ok := seats[l]; ok {
-			lines = append(lines, fmt.Sprintf("apiserver_flowcontrol_nominal_limit_seats{priority_level=%q} %d", l, n))
+		n, ok := seats[l]
+		if !ok {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("apiserver_flowcontrol_nominal_limit_seats{priority_level=%q} %d", l, n.Nominal))
+		if l == before {
+			continue
+		}
+		if pl := v.cfg.Levels[l]; pl != nil && pl.Spec.Limited != nil {
+			lines = append(lines, fmt.Sprintf("%s: lendablePercent %d, borrowingLimitPercent %s", l, deref(pl.Spec.Limited.LendablePercent), percent(pl.Spec.Limited.BorrowingLimitPercent)))
+		}
+		if n.Bounded {
+			lines = append(lines, fmt.Sprintf("apiserver_flowcontrol_lower_limit_seats{priority_level=%q} %d", l, n.Lower),
+				fmt.Sprintf("apiserver_flowcontrol_upper_limit_seats{priority_level=%q} %d", l, n.Upper))
+			continue
+		}
+		// A server that hides the ALPHA bounds: the model computes them as
+		// the server does, from the cluster's levels, at the default 600
+		// server seats.
+		if m, ok := byModel[l]; ok {
+			n.Lower, n.Upper = m.Min, m.Max
+			seats[l] = n
+			lines = append(lines, fmt.Sprintf("%s: the server reports no lower or upper limit; the model's, from the levels at %d server seats: %d to %d", l, apf.DefaultServerSeats, n.Lower, n.Upper))
 		}
 	}
-	return v.result(judgeNarrow(v.runaway, v.others, seats, before), false, lines...), nil
+	return v.result(judgeNarrow(v.runaway, v.others, seats, before, v.changed), false, lines...), nil
 }
 
 func checkTie(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
@@ -472,5 +523,5 @@ func checkNoExemptNoDangling(ctx context.Context, c *labcheck.Cluster) (labcheck
 			takers = appendNew(takers, r.Schema)
 		}
 	}
-	return v.result(judgeExemptDangling(added, takers), false, lines...), nil
+	return v.result(judgeExemptDangling(added, takers, v.changed), false, lines...), nil
 }

@@ -11,11 +11,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	flowcontrol "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
@@ -33,7 +31,8 @@ const (
 
 // fakeCluster is a cluster for the checks without a server: a fake
 // clientset holds the server's default FlowSchemas and levels, the lab's
-// namespace and the given YAML documents (the lab's files, or a mistake),
+// namespace and the given YAML documents (the lab's files, or a mistake;
+// a document named as a default replaces it),
 // each object with a UID; and the checks' requests, sent by impersonation,
 // go to an HTTP server that answers each with 403 and the
 // X-Kubernetes-PF-* headers the model gives it on those objects, as the
@@ -41,21 +40,15 @@ const (
 // log, so the checks judge the operator's known kinds of request.
 func fakeCluster(t *testing.T, docs ...string) *labcheck.Cluster {
 	t.Helper()
-	objs := readDocs(t, docs...)
+	objs := withDefaults(t, docs...)
 	stored := []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}}
-	for _, list := range [][]*flowcontrol.FlowSchema{objs.Schemas, bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas} {
-		for _, fs := range list {
-			fs = fs.DeepCopy()
-			fs.UID = types.UID("uid-schema-" + fs.Name)
-			stored = append(stored, fs)
-		}
+	for _, fs := range objs.Schemas {
+		fs.UID = types.UID("uid-schema-" + fs.Name)
+		stored = append(stored, fs)
 	}
-	for _, list := range [][]*flowcontrol.PriorityLevelConfiguration{objs.Levels, bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations} {
-		for _, pl := range list {
-			pl = pl.DeepCopy()
-			pl.UID = types.UID("uid-level-" + pl.Name)
-			stored = append(stored, pl)
-		}
+	for _, pl := range objs.Levels {
+		pl.UID = types.UID("uid-level-" + pl.Name)
+		stored = append(stored, pl)
 	}
 	client := fake.NewClientset(stored...)
 	onServer, err := kube.Load(context.Background(), client)
@@ -124,6 +117,11 @@ func TestChecksOnFakeCluster(t *testing.T) {
 		{"schema naming a missing level", "a typo in the level's name: the server ignores the schema",
 			[]string{"runaway-level.yaml", "tie.yaml", dangling(strings.Replace(schemaDoc("apf-lab-runaway", 500, runawaySubject, allRules), "name: apf-lab-runaway\n  rules", "name: apf-lab-runway\n  rules", 1))},
 			map[string]string{isolated: "still go to the default schema service-accounts", exempt: "the server ignores apf-lab-runaway (status Dangling)"}},
+		{"workload-low as step 8 leaves it", "fewer shares for a default, kept by the annotation, widen nothing",
+			[]string{"runaway-level.yaml", "runaway-schema.yaml", "tie.yaml", workloadLow(90, 90, "")}, nil},
+		{"global-default to exempt", "a default schema kept pointed at exempt: every person's requests go unlimited",
+			[]string{"runaway-level.yaml", "runaway-schema.yaml", "tie.yaml", globalDefaultExemptDoc},
+			map[string]string{isolated: "the server's FlowSchema global-default is changed", exempt: "global-default is changed (priorityLevelConfiguration exempt"}},
 		{"no tie", "one schema for the tie probe: nothing to break the tie",
 			[]string{"runaway-level.yaml", "runaway-schema.yaml", schemaDoc("apf-lab-tie-a", 600, tieSubject, allRules)},
 			map[string]string{tie: "only apf-lab-tie-a matches the tie probe's"}},

@@ -51,9 +51,10 @@ type TieRoute struct {
 
 // judgeIsolated passes when every kind of request of the runaway operator
 // goes, through schemas the learner added, to one Limited level of the
-// learner's, and no other sender is taken by an added schema or moved
-// from its level.
-func judgeIsolated(runaway []Route, others []Other) labcheck.Result {
+// learner's, no other sender is taken by an added schema or moved from
+// its level, and the server's own schemas, which place every other
+// sender, are as it writes them.
+func judgeIsolated(runaway []Route, others []Other, changed []Changed) labcheck.Result {
 	var stayed, exempt, shared []Route
 	var levels, schemas []string
 	for _, r := range runaway {
@@ -85,6 +86,13 @@ func judgeIsolated(runaway []Route, others []Other) labcheck.Result {
 	case len(levels) > 1:
 		return labcheck.Failf("the runaway operator's requests are split between the levels %s: give them one level of their own", strings.Join(levels, " and "))
 	}
+	for _, ch := range changed {
+		if ch.Kind == "FlowSchema" {
+			f := labcheck.Failf("%s. The server's own schemas place every other sender, so isolate the operator with a schema of yours and leave them as the server writes them", ch)
+			f.Hint = restoreHint(ch)
+			return f
+		}
+	}
 	if msg := takenOthers(others, func(o Other) bool { return o.taken() }); msg != "" {
 		return labcheck.Failf("%s: a schema for the runaway operator must take its requests and no one else's", msg)
 	}
@@ -93,10 +101,12 @@ func judgeIsolated(runaway []Route, others []Other) labcheck.Result {
 }
 
 // judgeNarrow passes when every level the runaway operator's requests go
-// to is a Limited level of the learner's, with fewer nominal seats than
-// before, the level the operator used to share, and holds no one else's
-// requests.
-func judgeNarrow(runaway []Route, others []Other, seats map[string]int, before string) labcheck.Result {
+// to is a Limited level of the learner's whose seats, borrowing included
+// (the server's upper limit), are fewer than the nominal seats of before,
+// the level the operator used to share; when it holds no one else's
+// requests; and when no default level was changed to widen its own seats,
+// which would move the mark the level is measured against.
+func judgeNarrow(runaway []Route, others []Other, seats map[string]kube.SeatLimits, before string, changed []Changed) labcheck.Result {
 	var levels []string
 	for _, r := range runaway {
 		if isDefaultLevel(r.Level) || r.Exempt {
@@ -107,19 +117,41 @@ func judgeNarrow(runaway []Route, others []Other, seats map[string]int, before s
 	if len(levels) == 0 {
 		return labcheck.Failf("there is no request of the runaway operator to judge")
 	}
+	for _, ch := range changed {
+		if len(ch.Wider) > 0 {
+			f := labcheck.Failf("%s. A default level with more seats of its own than the server gives it takes them from every other level", ch)
+			f.Hint = restoreHint(ch)
+			return f
+		}
+	}
 	for _, l := range levels {
 		mine, ok := seats[l]
 		switch {
 		case !ok:
 			return labcheck.Failf("the server reports no seats for %s yet; run the check again in a few seconds", l)
-		case mine >= seats[before]:
-			return labcheck.Failf("%s has %d seats, no fewer than %s's %d: lower its nominalConcurrencyShares", l, mine, before, seats[before])
+		case mine.Nominal >= seats[before].Nominal:
+			return labcheck.Failf("%s has %d seats, no fewer than %s's %d: lower its nominalConcurrencyShares", l, mine.Nominal, before, seats[before].Nominal)
+		case mine.Upper >= seats[before].Nominal:
+			return labcheck.Failf("%s has %d nominal seats but may hold up to %d, borrowing from idle levels (its upper limit), no fewer than %s's %d: set its borrowingLimitPercent to 0",
+				l, mine.Nominal, mine.Upper, before, seats[before].Nominal)
 		}
 		if msg := takenOthers(others, func(o Other) bool { return o.Level == l && o.Was != l }); msg != "" {
 			return labcheck.Failf("%s is not the runaway operator's alone: %s", l, msg)
 		}
 	}
-	return labcheck.Passf("%s has %d nominal seats, against %d for %s, and holds no other sender's requests", strings.Join(levels, ", "), seats[levels[0]], seats[before], before)
+	m := seats[levels[0]]
+	return labcheck.Passf("%s has %d nominal seats and may hold %d to %d, lending and borrowing included, against %d nominal seats for %s, and holds no other sender's requests",
+		strings.Join(levels, ", "), m.Nominal, m.Lower, m.Upper, seats[before].Nominal, before)
+}
+
+// restoreHint tells how to hand a changed default back to the server's
+// ensurer, whose next pass, within a minute, puts its spec back.
+func restoreHint(ch Changed) string {
+	kind := "flowschema"
+	if ch.Kind == "PriorityLevelConfiguration" {
+		kind = "prioritylevelconfiguration"
+	}
+	return fmt.Sprintf("Hand it back to the server, which puts its spec back within a minute: kubectl annotate %s %s %s=true --overwrite", kind, ch.Name, kube.AutoUpdateAnnotation)
 }
 
 // judgeTie passes when, for every kind of request of the tie experiment's
@@ -230,9 +262,17 @@ type Added struct {
 }
 
 // judgeExemptDangling passes when the learner added schemas, at least one
-// of them takes the runaway operator's requests (takers), and none points
-// at exempt or dangles.
-func judgeExemptDangling(added []Added, takers []string) labcheck.Result {
+// of them takes the runaway operator's requests (takers), none points at
+// exempt or dangles, and no default schema was changed into one that
+// sends its requests to exempt.
+func judgeExemptDangling(added []Added, takers []string, changed []Changed) labcheck.Result {
+	for _, ch := range changed {
+		if ch.ToExempt {
+			f := labcheck.Failf("%s. Its requests go to exempt, where nothing protects the server from them", ch)
+			f.Hint = restoreHint(ch)
+			return f
+		}
+	}
 	var exempt, dangling []string
 	for _, a := range added {
 		if a.Exempt {

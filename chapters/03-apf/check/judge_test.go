@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func labView(t *testing.T, docs ...string) (runawayRoutes []Route, others []Othe
 	for _, r := range KnownRunawayRequests {
 		runawayRoutes = append(runawayRoutes, route(as(r, serviceAccount(runaway.User))))
 	}
-	senders := withBystanders(ControlPlane, Bystanders)
+	senders := withBystanders(append(slices.Clone(ControlPlane), Outsiders...), Bystanders)
 	for _, s := range senders {
 		for _, r := range kinds(KnownRunawayRequests, ControlPlaneRequests) {
 			r = as(r, s)
@@ -82,6 +83,9 @@ func schemaDoc(name string, precedence int, subjects, rules string) string {
 }
 
 const (
+	// nodesAndAnonymous take every kubelet and every anonymous request.
+	nodesAndAnonymous = "    - kind: Group\n      group: {name: system:nodes}\n" +
+		"    - kind: Group\n      group: {name: system:unauthenticated}\n"
 	runawaySubject = "    - kind: ServiceAccount\n      serviceAccount: {namespace: apf-lab, name: runaway-operator}\n"
 	tieSubject     = "    - kind: ServiceAccount\n      serviceAccount: {namespace: apf-lab, name: tie-probe}\n"
 	everyone       = "    - kind: Group\n      group: {name: system:authenticated}\n"
@@ -116,7 +120,7 @@ func TestJudgesOnTheModel(t *testing.T) {
 			map[string]string{"isolated": "7 of the runaway operator's 8 kinds of request still go to default schemas", "narrow": "go to workload-low"}},
 		{"every authenticated user", "the lab's level then holds kube-controller-manager's controllers too",
 			[]string{"runaway-level.yaml", "tie.yaml", schemaDoc("apf-lab-runaway", 500, everyone, allRules)},
-			map[string]string{"isolated": "also takes 11 other senders, such as system:serviceaccount:kube-system:node-controller",
+			map[string]string{"isolated": "also takes 17 other senders, such as system:serviceaccount:kube-system:node-controller",
 				"narrow": "not the runaway operator's alone", "tie": "no tie yet"}},
 		{"namespaced rules only", "a list of pods in every namespace and discovery are not in any namespace",
 			[]string{"runaway-level.yaml", "tie.yaml", schemaDoc("apf-lab-runaway", 500, runawaySubject, namespacedRules)},
@@ -129,6 +133,17 @@ func TestJudgesOnTheModel(t *testing.T) {
 			[]string{"runaway-level.yaml", "tie.yaml", schemaDoc("apf-lab-runaway", 500, runawaySubject+replicaSets, allRules)},
 			map[string]string{"isolated": "also takes system:serviceaccount:kube-system:replicaset-controller",
 				"narrow": "also takes system:serviceaccount:kube-system:replicaset-controller"}},
+		{"nodes and anonymous requests too", "two groups beside the operator: every kubelet and every request without credentials",
+			[]string{"runaway-level.yaml", "tie.yaml", schemaDoc("apf-lab-runaway", 500, runawaySubject+nodesAndAnonymous, allRules)},
+			map[string]string{"isolated": "also takes 2 other senders, such as system:node:node-1",
+				"narrow": "also takes 2 other senders, such as system:node:node-1"}},
+		{"every account of another namespace", "the schema takes kube-public's accounts too",
+			[]string{"runaway-level.yaml", "tie.yaml", schemaDoc("apf-lab-runaway", 500, runawaySubject+"    - kind: ServiceAccount\n      serviceAccount: {namespace: kube-public, name: \"*\"}\n", allRules)},
+			map[string]string{"isolated": "also takes system:serviceaccount:kube-public:default",
+				"narrow": "also takes system:serviceaccount:kube-public:default"}},
+		{"every person", "a group of people beside the operator takes the learner's own requests",
+			[]string{"runaway-level.yaml", "tie.yaml", schemaDoc("apf-lab-runaway", 500, runawaySubject+"    - kind: Group\n      group: {name: opslab:learners}\n", allRules)},
+			map[string]string{"isolated": "also takes opslab:learner", "narrow": "also takes opslab:learner"}},
 		{"a tie for one probe", "the tie holds for get pods only",
 			[]string{"runaway-level.yaml", "runaway-schema.yaml", schemaDoc("apf-lab-tie-a", 600, tieSubject, getPodsRules), schemaDoc("apf-lab-tie-b", 600, tieSubject, getPodsRules)},
 			map[string]string{"tie": "only service-accounts matches the tie probe's list configmaps -n apf-lab"}},
@@ -149,10 +164,10 @@ func TestJudgesOnTheModel(t *testing.T) {
 				}
 			}
 			for judge, res := range map[string]labcheck.Result{
-				"isolated": judgeIsolated(rs, others),
-				"narrow":   judgeNarrow(rs, others, map[string]int{"apf-lab-runaway": 12, "workload-low": 240}, "workload-low"),
+				"isolated": judgeIsolated(rs, others, nil),
+				"narrow":   judgeNarrow(rs, others, map[string]kube.SeatLimits{"apf-lab-runaway": lim(12, 12, 12), "workload-low": lim(240, 24, 840)}, "workload-low", nil),
 				"tie":      judgeTie(ties, others),
-				"exempt":   judgeExemptDangling(added, takers),
+				"exempt":   judgeExemptDangling(added, takers, nil),
 			} {
 				phrase, fail := tc.wantFail[judge]
 				switch {
@@ -176,36 +191,55 @@ func TestJudgesByHand(t *testing.T) {
 		return Route{Request: r, Schema: schema, Precedence: 500, Level: level, Exempt: level == "exempt"}
 	}
 	list, watch := req("list", "configmaps"), req("watch", "configmaps")
-	seats := map[string]int{"a": 12, "b": 12, "wide": 300, "workload-low": 240}
+	seats := map[string]kube.SeatLimits{"a": lim(12, 12, 12), "b": lim(12, 12, 12), "wide": lim(300, 300, 300),
+		"borrows": lim(12, 12, 612), "borrows-some": lim(12, 12, 24), "workload-low": lim(240, 24, 840)}
 	for _, tc := range []struct {
 		name, reason string
 		got          labcheck.Result
 		want         string // "" for a pass
 	}{
 		{"exempt", "nothing limits the operator at exempt",
-			judgeIsolated([]Route{to(list, "s", "exempt"), to(watch, "s", "exempt")}, nil), "go to exempt through s"},
+			judgeIsolated([]Route{to(list, "s", "exempt"), to(watch, "s", "exempt")}, nil, nil), "go to exempt through s"},
 		{"shared level", "an added schema into a default level",
-			judgeIsolated([]Route{to(list, "s", "workload-high"), to(watch, "s", "workload-high")}, nil), "sends it to the shared level workload-high"},
+			judgeIsolated([]Route{to(list, "s", "workload-high"), to(watch, "s", "workload-high")}, nil, nil), "sends it to the shared level workload-high"},
 		{"split", "one level of its own, not two",
-			judgeIsolated([]Route{to(list, "s", "a"), to(watch, "t", "b")}, nil), "split between the levels a and b"},
-		{"isolated", "", judgeIsolated([]Route{to(list, "s", "a"), to(watch, "t", "a")}, []Other{{Route: to(list, "service-accounts", "workload-low"), Was: "workload-low"}}), ""},
+			judgeIsolated([]Route{to(list, "s", "a"), to(watch, "t", "b")}, nil, nil), "split between the levels a and b"},
+		{"isolated", "", judgeIsolated([]Route{to(list, "s", "a"), to(watch, "t", "a")}, []Other{{Route: to(list, "service-accounts", "workload-low"), Was: "workload-low"}}, nil), ""},
 		{"moved by a default", "a default schema edited to point elsewhere moves others too",
-			judgeIsolated([]Route{to(list, "s", "a")}, []Other{{Route: to(list, "global-default", "a"), Was: "workload-low"}}), "schema global-default also takes"},
-		{"no requests", "", judgeIsolated(nil, nil), "no request of the runaway operator"},
-		{"wide", "more seats than before", judgeNarrow([]Route{to(list, "s", "wide")}, nil, seats, "workload-low"), "wide has 300 seats, no fewer than workload-low's 240"},
-		{"no seats yet", "", judgeNarrow([]Route{to(list, "s", "new")}, nil, seats, "workload-low"), "reports no seats for new yet"},
-		{"narrow", "", judgeNarrow([]Route{to(list, "s", "a")}, nil, seats, "workload-low"), ""},
+			judgeIsolated([]Route{to(list, "s", "a")}, []Other{{Route: to(list, "global-default", "a"), Was: "workload-low"}}, nil), "schema global-default also takes"},
+		{"no requests", "", judgeIsolated(nil, nil, nil), "no request of the runaway operator"},
+		{"wide", "more seats than before", judgeNarrow([]Route{to(list, "s", "wide")}, nil, seats, "workload-low", nil), "wide has 300 seats, no fewer than workload-low's 240"},
+		{"borrows without limit", "12 nominal seats, but an upper limit of 612",
+			judgeNarrow([]Route{to(list, "s", "borrows")}, nil, seats, "workload-low", nil), "may hold up to 612, borrowing from idle levels"},
+		{"borrows a little", "an upper limit of 24 is still far below workload-low's 240",
+			judgeNarrow([]Route{to(list, "s", "borrows-some")}, nil, seats, "workload-low", nil), ""},
+		{"default level widened", "workload-low given more shares moves the mark",
+			judgeNarrow([]Route{to(list, "s", "a")}, nil, seats, "workload-low", []Changed{{Kind: "PriorityLevelConfiguration", Name: "workload-low", AutoUpdate: "false",
+				Diffs: []string{"nominalConcurrencyShares 1000, where the server writes 100"}, Wider: []string{"nominalConcurrencyShares 1000, where the server writes 100"}}}),
+			"the server's PriorityLevelConfiguration workload-low is changed (nominalConcurrencyShares 1000"},
+		{"default level narrowed", "step 8 leaves workload-low with 90 shares: fewer seats of its own widen nothing",
+			judgeNarrow([]Route{to(list, "s", "a")}, nil, seats, "workload-low", []Changed{{Kind: "PriorityLevelConfiguration", Name: "workload-low", AutoUpdate: "false",
+				Diffs: []string{"nominalConcurrencyShares 90, where the server writes 100"}}}), ""},
+		{"default schema changed", "a changed default moves other senders",
+			judgeIsolated([]Route{to(list, "s", "a")}, nil, []Changed{{Kind: "FlowSchema", Name: "global-default", Diffs: []string{"other rules or subjects"}}}),
+			"the server's FlowSchema global-default is changed"},
+		{"default schema to exempt", "",
+			judgeExemptDangling([]Added{{Name: "s", Level: "a"}}, []string{"s"}, []Changed{{Kind: "FlowSchema", Name: "global-default", AutoUpdate: "false", ToExempt: true,
+				Diffs: []string{"priorityLevelConfiguration exempt, where the server writes global-default"}}}),
+			"the server's FlowSchema global-default is changed (priorityLevelConfiguration exempt, where the server writes global-default), and its annotation apf.kubernetes.io/autoupdate-spec \"false\" keeps the edit. Its requests go to exempt"},
+		{"no seats yet", "", judgeNarrow([]Route{to(list, "s", "new")}, nil, seats, "workload-low", nil), "reports no seats for new yet"},
+		{"narrow", "", judgeNarrow([]Route{to(list, "s", "a")}, nil, seats, "workload-low", nil), ""},
 		{"narrow, second level wide", "every level the operator uses counts",
-			judgeNarrow([]Route{to(list, "s", "a"), to(watch, "t", "wide")}, nil, seats, "workload-low"), "wide has 300 seats"},
+			judgeNarrow([]Route{to(list, "s", "a"), to(watch, "t", "wide")}, nil, seats, "workload-low", nil), "wide has 300 seats"},
 		{"tie, wrong pick", "the server picks the first name",
 			judgeTie([]TieRoute{{Route: to(list, "tie-b", "a"), Tied: []string{"tie-a", "tie-b"}}}, nil), "although tie-a sorts first"},
 		{"tie", "", judgeTie([]TieRoute{{Route: to(list, "tie-a", "a"), Tied: []string{"tie-a", "tie-b"}}}, nil), ""},
 		{"tie with a default", "a schema tied with service-accounts takes bystanders in workload-low, where they were, through service-accounts",
 			judgeTie([]TieRoute{{Route: to(list, "aaa", "workload-low"), Tied: []string{"aaa", "service-accounts"}}},
 				[]Other{{Route: to(list, "service-accounts", "workload-low"), Was: "workload-low"}}), ""},
-		{"added exempt", "", judgeExemptDangling([]Added{{Name: "s", Level: "exempt", Exempt: true}}, []string{"s"}), "requests matched by s go to exempt"},
-		{"added dangling", "", judgeExemptDangling([]Added{{Name: "s", Level: "x"}, {Name: "t", Level: "y", Dangling: "no y"}}, []string{"s"}), "the server ignores t"},
-		{"added clean", "", judgeExemptDangling([]Added{{Name: "s", Level: "a"}}, []string{"s"}), ""},
+		{"added exempt", "", judgeExemptDangling([]Added{{Name: "s", Level: "exempt", Exempt: true}}, []string{"s"}, nil), "requests matched by s go to exempt"},
+		{"added dangling", "", judgeExemptDangling([]Added{{Name: "s", Level: "x"}, {Name: "t", Level: "y", Dangling: "no y"}}, []string{"s"}, nil), "the server ignores t"},
+		{"added clean", "", judgeExemptDangling([]Added{{Name: "s", Level: "a"}}, []string{"s"}, nil), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			switch {
@@ -216,4 +250,9 @@ func TestJudgesByHand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lim is a level's seats as the server reports them, its bounds included.
+func lim(nominal, lower, upper int) kube.SeatLimits {
+	return kube.SeatLimits{Nominal: nominal, Lower: lower, Upper: upper, Bounded: true}
 }

@@ -32,6 +32,25 @@ var Bystanders = []string{
 	kube.ServiceAccountUser("default", "bystander"),
 }
 
+// Outsiders are senders beyond the lab and the control plane that a
+// schema for the lab's accounts must leave where a new cluster puts them,
+// judged by the model: a kubelet (group system:nodes), an anonymous
+// request (group system:unauthenticated), service accounts of namespaces
+// other than apf-lab and default, and people who are neither admins nor
+// service accounts, the learner's user among them. A subject list widened
+// by a group, or a rule for every account of a namespace, takes some of
+// them. They are judged with the model, as the control plane is: the
+// grader impersonates only the lab's accounts and its two bystanders.
+var Outsiders = []Sender{
+	{"system:node:node-1", []string{kube.GroupNodes, kube.GroupAuthenticated}},
+	{kube.UserAnonymous, []string{kube.GroupUnauthenticated}},
+	serviceAccount(kube.ServiceAccountUser("kube-system", "bystander")),
+	serviceAccount(kube.ServiceAccountUser("kube-public", "default")),
+	serviceAccount(kube.ServiceAccountUser("opslab-other", "bystander")),
+	{"opslab:learner", []string{"opslab:learners", kube.GroupAuthenticated}},
+	{"jane", []string{kube.GroupAuthenticated}},
+}
+
 // ControlPlane are the senders of the control plane that the checks judge
 // even when the audit log shows none of them: the controllers of
 // kube-controller-manager, which the lab runs with

@@ -154,7 +154,63 @@ func NominalSeats(ctx context.Context, client kubernetes.Interface) (map[string]
 // ParseNominalSeats reads apiserver_flowcontrol_nominal_limit_seats from a
 // Prometheus text exposition.
 func ParseNominalSeats(metrics []byte) (map[string]int, error) {
-	const name = "apiserver_flowcontrol_nominal_limit_seats{"
+	out, err := parseLevelGauge(metrics, "apiserver_flowcontrol_nominal_limit_seats")
+	if err == nil && len(out) == 0 {
+		err = errors.New("no apiserver_flowcontrol_nominal_limit_seats in /metrics")
+	}
+	return out, err
+}
+
+// SeatLimits are a priority level's seats as the server reports them:
+// its nominal seats and the bounds of its current limit, Lower (nominal
+// less what it lends, apiserver_flowcontrol_lower_limit_seats) and Upper
+// (nominal plus what it may borrow, apiserver_flowcontrol_upper_limit_seats).
+// Bounded says whether the server reported the bounds: they are ALPHA
+// metrics, which a server may leave out.
+type SeatLimits struct {
+	Nominal, Lower, Upper int
+	Bounded               bool
+}
+
+// LevelLimits reads each priority level's SeatLimits from the server's
+// /metrics.
+func LevelLimits(ctx context.Context, client kubernetes.Interface) (map[string]SeatLimits, error) {
+	body, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading /metrics: %w", err)
+	}
+	return ParseLevelLimits(body)
+}
+
+// ParseLevelLimits reads each priority level's SeatLimits from a
+// Prometheus text exposition. A level is Bounded when both bounds are
+// there.
+func ParseLevelLimits(metrics []byte) (map[string]SeatLimits, error) {
+	nominal, err := ParseNominalSeats(metrics)
+	if err != nil {
+		return nil, err
+	}
+	lower, err := parseLevelGauge(metrics, "apiserver_flowcontrol_lower_limit_seats")
+	if err != nil {
+		return nil, err
+	}
+	upper, err := parseLevelGauge(metrics, "apiserver_flowcontrol_upper_limit_seats")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]SeatLimits{}
+	for l, n := range nominal {
+		lo, okLo := lower[l]
+		up, okUp := upper[l]
+		out[l] = SeatLimits{Nominal: n, Lower: lo, Upper: up, Bounded: okLo && okUp}
+	}
+	return out, nil
+}
+
+// parseLevelGauge reads a gauge labelled by priority_level from a
+// Prometheus text exposition.
+func parseLevelGauge(metrics []byte, gauge string) (map[string]int, error) {
+	name := gauge + "{"
 	out := map[string]int{}
 	for _, line := range strings.Split(string(metrics), "\n") {
 		rest, ok := strings.CutPrefix(line, name)
@@ -176,9 +232,6 @@ func ParseNominalSeats(metrics []byte) (map[string]int, error) {
 			return nil, fmt.Errorf("metric line %q: want priority_level and a number", line)
 		}
 		out[level] = int(f)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no apiserver_flowcontrol_nominal_limit_seats in /metrics")
 	}
 	return out, nil
 }

@@ -29,6 +29,25 @@ apiserver_flowcontrol_nominal_limit_seats_sum 3
 	}
 }
 
+func TestParseLevelLimits(t *testing.T) {
+	metrics := `apiserver_flowcontrol_nominal_limit_seats{priority_level="apf-lab-runaway"} 12
+apiserver_flowcontrol_lower_limit_seats{priority_level="apf-lab-runaway"} 12
+apiserver_flowcontrol_upper_limit_seats{priority_level="apf-lab-runaway"} 612
+apiserver_flowcontrol_nominal_limit_seats{priority_level="workload-low"} 240
+`
+	got, err := ParseLevelLimits([]byte(metrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]SeatLimits{
+		"apf-lab-runaway": {Nominal: 12, Lower: 12, Upper: 612, Bounded: true},
+		"workload-low":    {Nominal: 240},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseLevelLimits (-want +got):\n%s", diff)
+	}
+}
+
 func TestRequestLine(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason string
