@@ -146,7 +146,12 @@ func (s *story) offProblem() string {
 		return fmt.Sprintf("db-0 is Terminating on %s, which is Ready: power the node off with lab/scripts/power.sh off %s", o.Name, o.Name)
 	case o.HandStatus != nil:
 		return fmt.Sprintf("%s's status was written at %s by %s, not by the node: power a node off with lab/scripts/power.sh", o.Name, clock(o.HandStatus.Time), o.HandStatus.Who())
-	case !o.controllerSaw(s.withLog):
+	case o.controllerSaw(s.withLog):
+	case o.Mark != nil:
+		return fmt.Sprintf("%s carries the taint %s:%s dated %s, but no write of the node lifecycle controller's own to %s since then is in the audit log: only the controller's taint shows that it saw the node off", o.Name, o.Mark.Key, o.Mark.Effect, clock(o.Mark.TimeAdded.Time), o.Name)
+	case o.Leftover != nil:
+		return fmt.Sprintf("%s still carries the taint %s:%s from %s, before it went NotReady at %s: it is left from an earlier power-off, not a mark of this one. Run chapters/04-node-shutdown/lab/reset.sh, which powers the pool on and waits until the node lifecycle controller has taken its taints off, then start again from step 1", o.Name, o.Leftover.Key, o.Leftover.Effect, clock(o.Leftover.TimeAdded.Time), clock(o.NotReady))
+	default:
 		return fmt.Sprintf("%s is NotReady since %s, but the node lifecycle controller has not marked it yet (no not-ready taint of its own): wait a few seconds", o.Name, clock(o.NotReady))
 	}
 	return ""

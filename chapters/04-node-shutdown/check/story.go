@@ -81,10 +81,16 @@ type offNode struct {
 	NotReady time.Time
 	Why      string
 	// Mark is the node lifecycle controller's not-ready or unreachable
-	// taint, the earliest by timeAdded; nil when it has none.
+	// taint of this power-off: the earliest by timeAdded of those added
+	// since the node went NotReady; nil when it has none.
 	Mark *corev1.Taint
-	// Saw is the node lifecycle controller's first write to the node since
-	// it went NotReady (audit log only).
+	// Leftover is a not-ready or unreachable taint added before the node
+	// went NotReady: left from an earlier power-off, it is no mark of this
+	// one, and while it is there the controller may not mark the node again.
+	Leftover *corev1.Taint
+	// Saw is the node lifecycle controller's write that added Mark: its
+	// first write to the node, as its own user, since the node went
+	// NotReady and no earlier than Mark's timeAdded (audit log only).
 	Saw *audit.Event
 	// HandStatus is a write to the node's status by someone other than the
 	// lab's node emulation or a controller (audit log only).
@@ -98,13 +104,12 @@ type offNode struct {
 }
 
 // controllerSaw reports whether the node lifecycle controller acted on the
-// node being NotReady: its taint is there, dated no earlier than the
-// condition's change, and, with an audit log, the controller's own write is.
+// node being NotReady: a taint of its kind is there, dated no earlier than
+// the condition's change, and, with an audit log, the write that added it
+// was the controller's own. A taint dated earlier is left from another
+// power-off and is not counted, whatever the log shows.
 func (n *offNode) controllerSaw(withLog bool) bool {
-	if n.Mark == nil || n.Mark.TimeAdded == nil || n.Mark.TimeAdded.Time.Before(n.NotReady) {
-		return false
-	}
-	return !withLog || n.Saw != nil
+	return n.Mark != nil && (!withLog || n.Saw != nil)
 }
 
 // markedAt is when the node lifecycle controller marked the node: its write
@@ -324,10 +329,17 @@ func (s *story) findOff() {
 		o.NotReady, o.Why = c.LastTransitionTime.Time, c.Message
 	}
 	for i, t := range best.Spec.Taints {
-		if (t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable) && t.TimeAdded != nil {
-			if o.Mark == nil || t.TimeAdded.Before(o.Mark.TimeAdded) {
-				o.Mark = &best.Spec.Taints[i]
-			}
+		if (t.Key != corev1.TaintNodeNotReady && t.Key != corev1.TaintNodeUnreachable) || t.TimeAdded == nil {
+			continue
+		}
+		// The controller dates its taint when it adds it; one dated before
+		// the node went NotReady was added for an earlier NotReady spell.
+		mark := &o.Mark
+		if t.TimeAdded.Time.Before(o.NotReady) {
+			mark = &o.Leftover
+		}
+		if *mark == nil || t.TimeAdded.Before((*mark).TimeAdded) {
+			*mark = &best.Spec.Taints[i]
 		}
 	}
 	if !s.withLog {
@@ -374,7 +386,9 @@ func (s *story) readOff() {
 			}
 		case e.Subresource != "":
 		case e.ByController(audit.NodeController):
-			if o.Saw == nil && !e.Time.Before(o.NotReady) {
+			// The write that added the mark arrived after the controller
+			// dated it (timeAdded has whole seconds).
+			if o.Saw == nil && o.Mark != nil && !e.Time.Before(o.NotReady) && !e.Received.Before(o.Mark.TimeAdded.Time) {
 				w := e
 				o.Saw = &w
 			}
@@ -508,6 +522,9 @@ func (s *story) seeOff(r *labcheck.Result) {
 	}
 	if o.Saw != nil {
 		r.Seen("its write: %s", o.Saw)
+	}
+	if t := o.Leftover; t != nil {
+		r.Seen("a taint %s:%s on %s left from before, added at %s, before the node went NotReady", t.Key, t.Effect, o.Name, clock(t.TimeAdded.Time))
 	}
 }
 

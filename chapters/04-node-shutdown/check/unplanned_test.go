@@ -135,6 +135,18 @@ func powerOff(n *corev1.Node, s, noExecute float64) {
 		corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: sec(noExecute)})
 }
 
+// leftover dates n's not-ready taint of the given effect 20 s before the lab
+// began: the node lifecycle controller added it when the node went NotReady
+// in an earlier run and had not taken it off when this run powered the node
+// off again.
+func leftover(n *corev1.Node, effect corev1.TaintEffect) {
+	for i, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady && t.Effect == effect {
+			n.Spec.Taints[i].TimeAdded = sec(-20)
+		}
+	}
+}
+
 // taintOOS adds the out-of-service taint as kubectl taint does: no
 // timeAdded, and kubectl-taint's managedFields entry owning the taints.
 func taintOOS(n *corev1.Node, s float64) {
@@ -323,6 +335,8 @@ func TestJudgeUnplanned(t *testing.T) {
 		taintMsg = "shutdown-2 went NotReady at 12:00:03, the node lifecycle controller marked it at 12:00:03.05, db-0 was Terminating from 12:00:19.01, and the out-of-service taint came at 12:00:21"
 		gcMsg    = "the pod GC force-deleted db-0 (uid uid-1) from shutdown-2 at 12:00:39.02, 18s after the out-of-service taint"
 		readyMsg = "shutdown-2 carries the out-of-service taint but is Ready: no node of the pool was powered off"
+		// leftoverMsg is the same with or without the log: the taints' dates decide.
+		leftoverMsg = "shutdown-2 still carries the taint node.kubernetes.io/not-ready:NoSchedule from 11:59:40, before it went NotReady at 12:00:03: it is left from an earlier power-off, not a mark of this one. Run chapters/04-node-shutdown/lab/reset.sh, which powers the pool on and waits until the node lifecycle controller has taken its taints off, then start again from step 1"
 	)
 	tests := []judgeCase{
 		{name: "solved", reason: "what lab/solve.sh does",
@@ -418,6 +432,47 @@ func TestJudgeUnplanned(t *testing.T) {
 			wantFail: map[string]string{
 				"shutdown-db-moved":        "shutdown-2 is NotReady since 12:00:03, but the node lifecycle controller has not marked it yet (no not-ready taint of its own): wait a few seconds",
 				"shutdown-taint-after-off": "shutdown-2 is NotReady since 12:00:03, but the node lifecycle controller has not marked it yet (no not-ready taint of its own): wait a few seconds"}},
+		{name: "a taint left from the run before", reason: "an honest run on a node whose NoExecute taint the controller had not yet taken off: it marks the node again with its NoSchedule taint only, and that is this power-off's mark",
+			record: edit(solved, func(r *record) {
+				leftover(r.node("shutdown-2"), corev1.TaintEffectNoExecute)
+				r.drop(func(e audit.Event) bool {
+					return !(e.ByController(audit.NodeController) && e.Resource == "nodes" && e.Time.Equal(at(14)))
+				})
+			}),
+			wantPass: map[string]string{"shutdown-db-moved": movedMsg, "shutdown-taint-after-off": taintMsg, "shutdown-podgc-deleted": gcMsg}},
+		{name: "a taint left from the run before, no audit log", reason: "the taints' timeAdded alone tells this power-off's mark from the leftover",
+			record: edit(solved, withoutLog, func(r *record) { leftover(r.node("shutdown-2"), corev1.TaintEffectNoExecute) }),
+			wantPass: map[string]string{"shutdown-db-moved": movedMsg,
+				"shutdown-taint-after-off": "shutdown-2 went NotReady at 12:00:03, the node lifecycle controller marked it at 12:00:03, db-0 was Terminating from 12:00:19, and the out-of-service taint came at 12:00:21"},
+			wantFail: map[string]string{"shutdown-podgc-deleted": "only the API server's audit log shows whether the pod GC or a hand removed the old db-0"}},
+		{name: "only taints left from the run before", reason: "the controller did not mark the node for this power-off: the taints it carries are older than its NotReady, which waiting does not change",
+			record: edit(solved, func(r *record) {
+				n := r.node("shutdown-2")
+				leftover(n, corev1.TaintEffectNoSchedule)
+				leftover(n, corev1.TaintEffectNoExecute)
+				r.drop(func(e audit.Event) bool { return !(e.ByController(audit.NodeController) && e.Resource == "nodes") })
+			}),
+			wantFail: map[string]string{
+				"shutdown-db-moved":        leftoverMsg,
+				"shutdown-taint-after-off": leftoverMsg}},
+		{name: "only taints left from the run before, no audit log", reason: "the same, told from the taints' timeAdded",
+			record: edit(solved, withoutLog, func(r *record) {
+				n := r.node("shutdown-2")
+				leftover(n, corev1.TaintEffectNoSchedule)
+				leftover(n, corev1.TaintEffectNoExecute)
+			}),
+			wantFail: map[string]string{
+				"shutdown-db-moved":        leftoverMsg,
+				"shutdown-taint-after-off": leftoverMsg,
+				"shutdown-podgc-deleted":   "only the API server's audit log shows whether the pod GC or a hand removed the old db-0"}},
+		{name: "not-ready taints written by hand", reason: "taints dated after the power-off that no write of the controller's own added are not its mark",
+			record: edit(solved, func(r *record) {
+				r.drop(func(e audit.Event) bool { return !(e.ByController(audit.NodeController) && e.Resource == "nodes") })
+				r.add(learner.node(3.05, "patch", "nodes", "shutdown-2"))
+			}),
+			wantFail: map[string]string{
+				"shutdown-db-moved":        "shutdown-2 carries the taint node.kubernetes.io/not-ready:NoSchedule dated 12:00:03, but no write of the node lifecycle controller's own to shutdown-2 since then is in the audit log: only the controller's taint shows that it saw the node off",
+				"shutdown-taint-after-off": "shutdown-2 carries the taint node.kubernetes.io/not-ready:NoSchedule dated 12:00:03, but no write of the node lifecycle controller's own to shutdown-2 since then is in the audit log: only the controller's taint shows that it saw the node off"}},
 		{name: "status written by hand", reason: "a Ready=False the learner patched is not a node that lost power",
 			record: edit(solved, func(r *record) { r.add(learner.node(2.9, "patch", "nodes/status", "shutdown-2")) }),
 			wantFail: map[string]string{
