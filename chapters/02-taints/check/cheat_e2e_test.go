@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/e2e-framework/klient/decoder"
 
@@ -51,6 +53,9 @@ type expectation struct {
 	check                      string
 	withLog, noLog             string
 	logEvidence, noLogEvidence string
+	// pass: the check must pass, for what a program can judge, and its
+	// message must still say what it could not (a reason's prose).
+	pass bool
 }
 
 type cheat struct {
@@ -69,6 +74,7 @@ type phase struct {
 type hand struct {
 	k      kubernetes.Interface
 	asCtrl kubernetes.Interface // the same, with --as the taint eviction controller
+	cfg    *rest.Config         // k's configuration
 }
 
 func TestCheatsFailChapter2(t *testing.T) {
@@ -97,9 +103,9 @@ func TestCheatsFailChapter2(t *testing.T) {
 				// answer leaves: give the last ones a moment.
 				time.Sleep(300 * time.Millisecond)
 				for _, w := range ph.want {
-					runCheat(ctx, t, withLog, w.check, w.withLog, w.logEvidence, c.reason)
+					runCheat(ctx, t, withLog, w.check, w.pass, w.withLog, w.logEvidence, c.reason)
 					if w.noLog != "" {
-						runCheat(ctx, t, noLog, w.check, w.noLog, w.noLogEvidence, c.reason+" (without the audit log)")
+						runCheat(ctx, t, noLog, w.check, w.pass, w.noLog, w.noLogEvidence, c.reason+" (without the audit log)")
 					}
 				}
 			}
@@ -107,7 +113,7 @@ func TestCheatsFailChapter2(t *testing.T) {
 	}
 }
 
-func runCheat(ctx context.Context, t *testing.T, c *labcheck.Cluster, id, want, evidence, reason string) {
+func runCheat(ctx context.Context, t *testing.T, c *labcheck.Cluster, id string, pass bool, want, evidence, reason string) {
 	t.Helper()
 	chk, ok := lookup(id)
 	if !ok {
@@ -118,9 +124,13 @@ func runCheat(ctx context.Context, t *testing.T, c *labcheck.Cluster, id, want, 
 		t.Fatalf("%s could not look: %v", id, err)
 	}
 	ev := strings.Join(res.Evidence, "\n  ")
-	t.Logf("%s: %s", id, res.Message)
-	if res.Pass || !strings.Contains(res.Message, want) || !strings.Contains(ev, evidence) {
-		t.Errorf("%s = pass %v %q, want a failure with %q and evidence %q (%s)\nevidence:\n  %s", id, res.Pass, res.Message, want, evidence, reason, ev)
+	t.Logf("%s: %v %s", id, res.Pass, res.Message)
+	outcome := "a failure"
+	if pass {
+		outcome = "a pass"
+	}
+	if res.Pass != pass || !strings.Contains(res.Message, want) || !strings.Contains(ev, evidence) {
+		t.Errorf("%s = pass %v %q, want %s with %q and evidence %q (%s)\nevidence:\n  %s", id, res.Pass, res.Message, outcome, want, evidence, reason, ev)
 	}
 }
 
@@ -264,7 +274,7 @@ var cheats = []cheat{
 	},
 	{
 		name:   "wrote_control_and_db_by_hand",
-		reason: "control created with the 300 s tolerations written out, then its managedFields wiped; db's pod given 6000 s by hand while its template keeps the default; then a template of 6000 s with a reason that says nothing",
+		reason: "control created with the 300 s tolerations written out, then its managedFields wiped; db's pod given 6000 s by hand while its template keeps the default; then a template of 6000 s with a reason that is words a keyword list wanted",
 		phases: []phase{
 			{
 				build: func(ctx context.Context, t *testing.T, h *hand) {
@@ -285,7 +295,7 @@ var cheats = []cheat{
 			},
 			{
 				build: func(ctx context.Context, t *testing.T, h *hand) {
-					patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"db is stateful so it waits 6000 s"}},"spec":{"template":{"spec":{"tolerations":[` +
+					patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"6000 6000 6000 6000 6000 data"}},"spec":{"template":{"spec":{"tolerations":[` +
 						`{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000},` +
 						`{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000}]}}}}`
 					if _, err := h.k.AppsV1().StatefulSets(Namespace).Patch(ctx, "db", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"}); err != nil {
@@ -293,12 +303,224 @@ var cheats = []cheat{
 					}
 					h.rolledOut(ctx, t)
 				},
+				// The words a keyword list once wanted, and the value: all a
+				// program can judge is there, so the check passes, and its
+				// report leaves the reason to a person.
 				want: []expectation{
-					{check: "taints-db-value-and-reason", withLog: "db's reason names neither what a move costs it", noLog: "db's reason names neither what a move costs it"},
+					{check: "taints-db-value-and-reason", pass: true, withLog: "a person must read the reason", noLog: "a person must read the reason",
+						logEvidence: `db's reason, for a person to read: "6000 6000 6000 6000 6000 data"`, noLogEvidence: `db's reason, for a person to read: "6000 6000 6000 6000 6000 data"`},
 				},
 			},
 		},
 	},
+	{
+		name:   "bound_under_the_taint_claiming_the_scheduler",
+		reason: "the NoSchedule taint first, then twin-forever bound to taints-2 by the admin through pods/binding in kube-scheduler's user agent, with a Scheduled event sent the same way",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
+				time.Sleep(2100 * time.Millisecond)
+				k := h.agent(t, schedulerUserAgent)
+				bindUnder(ctx, t, h, k, "twin-forever", "kube-scheduler")
+			},
+			want: []expectation{
+				{check: "taints-noschedule-evicted-nothing", withLog: "was bound to its node by kwok-admin (claims to be kube-scheduler), not by the scheduler", noLog: "after the taints of taints-2 last changed"},
+			},
+		}},
+	},
+	{
+		name:   "bound_under_the_taint_with_the_schedulers_credentials",
+		reason: "the NoSchedule taint first, then twin-forever bound to taints-2 with the scheduler's own certificate (on the learner's disk beside the cluster), and its Scheduled event written with it: the scheduler's user, after the taint",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
+				// Without the log the server's records are in whole seconds.
+				time.Sleep(2100 * time.Millisecond)
+				k := component(t, "kube-scheduler", schedulerUserAgent)
+				bindUnder(ctx, t, h, k, "twin-forever", "kube-scheduler")
+			},
+			want: []expectation{
+				{check: "taints-noschedule-evicted-nothing", withLog: "after the taints of taints-2 first changed in this run of the lab", noLog: "after the taints of taints-2 last changed"},
+			},
+		}},
+	},
+	{
+		name: "template_changed_under_partition",
+		reason: "db's template given 6000 s under partition: 1, so the StatefulSet never makes db-0 from it; db-0 then rewritten to look like the new revision: " +
+			"its tolerationSeconds with kwok's certificate (in the controller manager's field manager), its controller-revision-hash through pods/status",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				h.partitionDB(ctx, t)
+				h.rewriteDB(ctx, t)
+			},
+			want: []expectation{
+				{check: "taints-db-value-and-reason", withLog: "before db's current template (revision", noLog: "before db's current template (revision"},
+			},
+		}},
+	},
+	{
+		name: "template_changed_under_partition_pod_made_again",
+		reason: "db's template given 6000 s under partition: 1; db-0 deleted, so the controller makes it again after the change, but from the old revision; " +
+			"then rewritten to look like the new one as above",
+		phases: []phase{{
+			build: func(ctx context.Context, t *testing.T, h *hand) {
+				h.partitionDB(ctx, t)
+				h.remake(ctx, t, "db-0")
+				// Without the log the server's records are in whole seconds.
+				time.Sleep(2100 * time.Millisecond)
+				h.rewriteDB(ctx, t)
+			},
+			want: []expectation{
+				{check: "taints-db-value-and-reason", withLog: "db-0 was changed after the StatefulSet controller made it", noLog: "db-0's tolerations were last written at"},
+			},
+		}},
+	},
+}
+
+// remake deletes a pod of the StatefulSet and waits until the controller
+// has made it again and it runs.
+func (h *hand) remake(ctx context.Context, t *testing.T, pod string) {
+	t.Helper()
+	old, err := h.k.CoreV1().Pods(Namespace).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.k.CoreV1().Pods(Namespace).Delete(ctx, pod, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete %s: %v", pod, err)
+	}
+	labenv.Poll(ctx, t, 30*time.Second, pod+" made again", func(ctx context.Context) (bool, error) {
+		p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, pod, metav1.GetOptions{})
+		return err == nil && p.UID != old.UID && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning, nil
+	})
+}
+
+// partitionDB creates db as the lab does, waits for db-0, then gives db's
+// template 6000 s and a reason under partition: 1, in a later second, as a
+// learner's pace would.
+func (h *hand) partitionDB(ctx context.Context, t *testing.T) {
+	t.Helper()
+	h.createDB(ctx, t)
+	h.rolledOut(ctx, t)
+	time.Sleep(1100 * time.Millisecond)
+	patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"` + reference6000 + `"}},"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":1}},"template":{"spec":{"tolerations":[` +
+		`{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000},` +
+		`{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000}]}}}}`
+	if _, err := h.k.AppsV1().StatefulSets(Namespace).Patch(ctx, "db", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reference6000 is a reason as the lab's own answer writes it.
+const reference6000 = "db rebuilds its local cache from scratch when it moves, which takes about an hour; so it waits 6000 s"
+
+// The user agents of the lab's components, as a cheat sends them.
+var (
+	schedulerUserAgent = "kube-scheduler/" + version.Kubernetes + " (linux/amd64) kubernetes/$Format/scheduler"
+	kwokUserAgent      = "kwok-controller/" + version.Kwok + " (linux/amd64) kubernetes/$Format"
+)
+
+// bindUnder makes pod (schedulerName nobody, so the scheduler leaves it)
+// as the admin, binds it to taints-2 with k, and writes the scheduler's
+// Scheduled event for it with k under manager.
+func bindUnder(ctx context.Context, t *testing.T, h *hand, k kubernetes.Interface, name, manager string) {
+	t.Helper()
+	p := labPod(name)
+	p.Spec.SchedulerName = "nobody"
+	p.Spec.Tolerations = []corev1.Toleration{tolerate(MaintKey, nil)}
+	p = h.create(ctx, t, p)
+	if err := k.CoreV1().Pods(Namespace).Bind(ctx, &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: "taints-2"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.running(ctx, t, name)
+	ev := &corev1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: name + ".scheduled", Namespace: Namespace},
+		InvolvedObject:      corev1.ObjectReference{Kind: "Pod", Namespace: Namespace, Name: p.Name, UID: p.UID},
+		Reason:              scheduledReason,
+		Message:             "Successfully assigned " + Namespace + "/" + name + " to taints-2",
+		Source:              corev1.EventSource{Component: schedulerName},
+		ReportingController: schedulerName,
+		FirstTimestamp:      metav1.Now(),
+		LastTimestamp:       metav1.Now(),
+		Type:                corev1.EventTypeNormal,
+	}
+	if _, err := k.CoreV1().Events(Namespace).Create(ctx, ev, metav1.CreateOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewriteDB makes db-0 look as if the StatefulSet had made it from its
+// update revision: tolerationSeconds 6000 with kwok's certificate, in the
+// controller manager's field manager, and the update revision's
+// controller-revision-hash through pods/status, which keeps the labels it
+// is sent. The controller then counts db-0 as updated and reports the
+// rollout done.
+func (h *hand) rewriteDB(ctx context.Context, t *testing.T) {
+	t.Helper()
+	var rev string
+	labenv.Poll(ctx, t, 30*time.Second, "db's new revision", func(ctx context.Context) (bool, error) {
+		s, err := h.k.AppsV1().StatefulSets(Namespace).Get(ctx, "db", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		rev = s.Status.UpdateRevision
+		return s.Status.ObservedGeneration >= s.Generation && rev != "" && rev != s.Status.CurrentRevision, nil
+	})
+	kwok := component(t, "kwok-controller", kwokUserAgent)
+	p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, "db-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for i, tl := range p.Spec.Tolerations {
+		if tl.Key == "node.kubernetes.io/not-ready" || tl.Key == "node.kubernetes.io/unreachable" {
+			ops = append(ops, fmt.Sprintf(`{"op":"replace","path":"/spec/tolerations/%d/tolerationSeconds","value":6000}`, i))
+		}
+	}
+	if _, err := kwok.CoreV1().Pods(Namespace).Patch(ctx, "db-0", types.JSONPatchType, []byte("["+strings.Join(ops, ",")+"]"), metav1.PatchOptions{FieldManager: controllerAgent}); err != nil {
+		t.Fatalf("patch db-0's tolerations as kwok: %v", err)
+	}
+	label := `{"metadata":{"labels":{"controller-revision-hash":"` + rev + `"}}}`
+	if _, err := h.agent(t, kwokUserAgent).CoreV1().Pods(Namespace).Patch(ctx, "db-0", types.MergePatchType, []byte(label), metav1.PatchOptions{FieldManager: controllerAgent}, "status"); err != nil {
+		t.Fatalf("relabel db-0 through pods/status: %v", err)
+	}
+	h.rolledOut(ctx, t)
+}
+
+// component is a client with the certificate of one of the lab's
+// components (kube-scheduler, kwok-controller), read where the strongest
+// learner finds it: on their own machine, beside the cluster kwokctl runs
+// (lab/scripts/pki.sh writes it there). agent is the user agent it sends.
+func component(t *testing.T, name, agent string) kubernetes.Interface {
+	t.Helper()
+	_, dir, ok, err := audit.KwokCluster(strings.TrimSuffix(labenv.Context(), "-admin"))
+	if !ok || err != nil {
+		t.Fatalf("context %s is not a kwokctl cluster's on this machine (%v): the cheat needs %s's certificate", labenv.Context(), err, name)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "pki", name+".kubeconfig"))
+	if err != nil {
+		t.Fatalf("%s's kubeconfig: %v", name, err)
+	}
+	cfg.UserAgent = agent
+	k, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// agent is the hand's own client (the admin) sending another user agent.
+func (h *hand) agent(t *testing.T, agent string) kubernetes.Interface {
+	t.Helper()
+	c := rest.CopyConfig(h.cfg)
+	c.UserAgent = agent
+	k, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // untouched stops the tests when chapter 2's part of the cluster is in use:
@@ -364,7 +586,7 @@ func newHand(t *testing.T, cfg *rest.Config) *hand {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &hand{k: k, asCtrl: ka}
+	return &hand{k: k, asCtrl: ka, cfg: c}
 }
 
 func labPod(name string) *corev1.Pod {

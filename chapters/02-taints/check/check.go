@@ -128,7 +128,7 @@ func labChecks() []labcheck.Check {
 			ID: "taints-db-value-and-reason", Points: 2,
 			Title: "the stateful workload db runs with its own tolerationSeconds and says why",
 			Claim: "stateful workloads choose a longer value than the 300 s default, and the choice is written down",
-			Reads: "StatefulSet taints-lab/db: its template's tolerations, its annotation " + ReasonKey + " and rollout; pod db-0: its owner, revision and tolerations, and who made and changed it (the audit log, or its managedFields)",
+			Reads: "StatefulSet taints-lab/db: its template's tolerations, its annotation " + ReasonKey + " (shown for a person to read; a program checks only that it names the value), its rollout and the ControllerRevision of its current template; pod db-0: its owner, revision, tolerations and age, and who made and changed it (the audit log, or its managedFields)",
 			Hints: []string{
 				"db is the StatefulSet of chapters/02-taints/lab/db.yaml: give its pod template not-ready and unreachable NoExecute tolerations with tolerationSeconds above 300, then wait for db-0 to be made again: kubectl -n taints-lab rollout status statefulset/db",
 				"Write the reason on the StatefulSet, with the value it explains: kubectl -n taints-lab annotate --overwrite statefulset db opslab.dev/toleration-reason='what a move costs db, or what the wait rides out; so it waits N s'",
@@ -329,5 +329,15 @@ func checkDB(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) 
 	if err != nil {
 		return labcheck.Result{}, err
 	}
-	return judgeDB(l, sts, p), nil
+	var rev *appsv1.ControllerRevision
+	if sts != nil && sts.Status.UpdateRevision != "" {
+		switch cr, err := c.Kube.AppsV1().ControllerRevisions(Namespace).Get(ctx, sts.Status.UpdateRevision, metav1.GetOptions{}); {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return labcheck.Result{}, err
+		default:
+			rev = cr
+		}
+	}
+	return judgeDB(l, sts, p, rev), nil
 }

@@ -113,7 +113,7 @@ func solvedLab(t *testing.T) labState {
 		node("taints-2", 3.5, maintNS, maintNE),
 		node("taints-3", 5, linkDown),
 		pods["control"], pods["twin-forever"], pods["link-3600s"],
-		sts, db0,
+		sts, db0, dbRevision(sts, 30),
 		// What lab/mytimetable prints for the pods above: soonest first,
 		// ties by name.
 		myTimetable("opslab.dev/link-down:NoExecute", "control now\ndb-0 now\ntwin-forever now\nlink-3600s after 3600s\n"),
@@ -184,6 +184,16 @@ func dbSolved(t *testing.T) *appsv1.StatefulSet {
 	sts.Status = appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1,
 		CurrentRevision: "db-2", UpdateRevision: "db-2"}
 	return &sts
+}
+
+// dbRevision is the ControllerRevision of sts's update revision, as the
+// StatefulSet controller makes it when it sees the template change at s.
+func dbRevision(sts *appsv1.StatefulSet, s float64) *appsv1.ControllerRevision {
+	return &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: sts.Status.UpdateRevision, Namespace: Namespace, CreationTimestamp: metav1.Time{Time: at(s).Truncate(time.Second)},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: sts.Name, UID: sts.UID, Controller: new(true)}}},
+		Revision: 2,
+	}
 }
 
 // dbPod is db-0 as the StatefulSet controller makes it from sts's template

@@ -71,6 +71,29 @@ func isWrite(e audit.Event) bool {
 	return (e.Verb == "patch" || e.Verb == "update") && e.Subresource == "" && e.OK()
 }
 
+// changesPod reports whether a request changed a pod in a way its maker
+// and the control plane's own work do not: a granted patch or update of
+// the pod or of any of its subresources by anyone but a controller under
+// its own name, or the node agent or the scheduler writing the pod's
+// status. pods/status counts: its strategy keeps the labels and
+// annotations the client sent (pkg/registry/core/pod/strategy.go,
+// podStatusStrategy.PrepareForUpdate resets the spec only), so a status
+// write can give a pod another controller-revision-hash. A node agent
+// writes a pod's status and finishes its deletion, never its spec or
+// labels: its write of the pod itself is a change too.
+func changesPod(e audit.Event) bool {
+	if e.Verb != "patch" && e.Verb != "update" || !e.OK() {
+		return false
+	}
+	switch {
+	case e.FromControllerManager():
+		return false
+	case e.Subresource == "status" && (e.FromNodeAgent() || e.FromScheduler()):
+		return false
+	}
+	return true
+}
+
 // A life is what the audit log says of the pod that now has a name: its
 // last creation, and what happened to it after that.
 type life struct {
@@ -79,7 +102,7 @@ type life struct {
 	bound   *audit.Event  // the first granted binding after it
 	deleted *audit.Event  // the first granted delete after it
 	status  *audit.Event  // the taint eviction controller's first status write after it (DisruptionTarget)
-	edits   []audit.Event // a person's granted changes to the pod after it
+	edits   []audit.Event // changes to the pod after it (changesPod) before its deletion
 }
 
 // lifeOf reads the life of the pod named name from the lab's requests.
@@ -100,7 +123,7 @@ func lifeOf(log []audit.Event, name string) life {
 			l.deleted = e
 		case e.Subresource == "status" && byTaintEviction(*e) && l.status == nil:
 			l.status = e
-		case isWrite(*e) && byPerson(*e) && l.deleted == nil:
+		case changesPod(*e) && l.deleted == nil:
 			l.edits = append(l.edits, *e)
 		}
 	}

@@ -263,11 +263,16 @@ type noScheduleInput struct {
 	events []corev1.Event
 }
 
-// judgeNoSchedule passes when a pod the scheduler bound to taints-2 does not
-// tolerate the node's NoSchedule taint and still runs. The scheduler does
-// not bind a pod to a node whose NoSchedule taint it does not tolerate, and
-// a pod's tolerations can be added to but not taken away, so the taint came
-// after the pod: and the pod stayed.
+// judgeNoSchedule passes when a pod the scheduler bound to taints-2 before
+// the node's NoSchedule taint came does not tolerate that taint and still
+// runs. The order is read, not inferred: the scheduler does not bind a pod
+// under a NoSchedule taint it does not tolerate, but its cache can lag a
+// taint by milliseconds, and a binding can be posted by anyone allowed to.
+// With the audit log, the binding must come before the first change to
+// taints-2's taints in this run of the lab, whoever bound it (a change that
+// is not the taint's arrival only makes the rule stricter); without it, the
+// scheduler's event must not be later than the server's record of the
+// taints' last change, which is all the API keeps.
 func judgeNoSchedule(l lab, in noScheduleInput) labcheck.Result {
 	var r labcheck.Result
 	if !l.hasLog {
@@ -308,13 +313,9 @@ func judgeNoSchedule(l lab, in noScheduleInput) labcheck.Result {
 			refused = append(refused, why)
 			continue
 		}
-		if l.hasLog {
-			for _, w := range nodeWrites(l.log, "taints-2") {
-				if w.Received.After(placed) {
-					r.Seen("the taints of taints-2 changed after %s was bound: %s", p.Name, w.String())
-					break
-				}
-			}
+		if why := boundBeforeTaint(l, p.Name, placed, in.node, &r); why != "" {
+			refused = append(refused, why)
+			continue
 		}
 		r.Seen("pod %s was bound by the scheduler at %s, does not tolerate %s, and still runs", p.Name, hms(placed), strings.Join(untolerated, ", "))
 		survivors = append(survivors, p.Name)
@@ -329,6 +330,34 @@ func judgeNoSchedule(l lab, in noScheduleInput) labcheck.Result {
 	r.Pass = true
 	r.Message = fmt.Sprintf("%s kept running on taints-2 under a NoSchedule taint it does not tolerate, which the scheduler would not have placed it under: NoSchedule only keeps new pods off", strings.Join(survivors, " and "))
 	return r
+}
+
+// boundBeforeTaint says why a pod bound to taints-2 at placed was not bound
+// before the node's NoSchedule taint came, or "" when it was.
+func boundBeforeTaint(l lab, pod string, placed time.Time, n *corev1.Node, r *labcheck.Result) string {
+	if l.hasLog {
+		writes := nodeWrites(l.log, n.Name)
+		if len(writes) == 0 {
+			return fmt.Sprintf("nobody changed the taints of %s in this run of the lab, so its NoSchedule taint was there before %s was bound at %s: the pod was placed under it, not kept running through it", n.Name, pod, hmsm(placed))
+		}
+		first := writes[0]
+		if !placed.Before(first.Received) {
+			return fmt.Sprintf("%s was bound at %s, after the taints of %s first changed in this run of the lab (%s): it was placed under the NoSchedule taint, not kept running through it", pod, hmsm(placed), n.Name, first.String())
+		}
+		r.Seen("order: %s was bound at %s, before the first change to the taints of %s (%s)", pod, hmsm(placed), n.Name, first.String())
+		return ""
+	}
+	written, manager, ok := taintsWritten(n)
+	if !ok {
+		return fmt.Sprintf("the API server kept no record of when the taints of %s changed (managedFields), so it cannot be read whether %s was bound before its NoSchedule taint", n.Name, pod)
+	}
+	// Both are in whole seconds: a binding in the second of the write
+	// cannot be ordered, and counts.
+	if placed.After(written.Add(time.Second)) {
+		return fmt.Sprintf("%s was bound at %s, after the taints of %s last changed at %s (by %s): it was placed under the NoSchedule taint, not kept running through it", pod, hms(placed), n.Name, hms(written), manager)
+	}
+	r.Seen("order: %s was bound at %s, not after the last change to the taints of %s at %s (by %s); without the audit log an earlier change cannot be dated", pod, hms(placed), n.Name, hms(written), manager)
+	return ""
 }
 
 // A twinsInput is what the NoExecute check reads.
@@ -545,15 +574,27 @@ func leaves(tols []taints.Toleration) [2]taints.Leave {
 }
 
 // judgeDB passes when db's pod template chose a finite value above the
-// default for both keys, says why on the StatefulSet, and its pod, made by
-// the StatefulSet controller from that template, runs with it.
-func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
+// default for both keys and its reason is written on the StatefulSet
+// (present, and naming the value: what a program can judge; the reason
+// itself is for a person to read), and its pod runs with that value,
+// made by the StatefulSet controller from the template's current revision
+// after that revision existed, and changed by nobody since. rev is the
+// ControllerRevision that status.updateRevision names, nil when missing.
+//
+// A pod the controller made earlier and someone changed afterwards is
+// not: under a partitioned rollout (spec.updateStrategy.rollingUpdate.
+// partition above db-0's ordinal) the controller leaves db-0 at the old
+// revision, and a pod's tolerationSeconds and, through pods/status, its
+// controller-revision-hash label can be rewritten to look like the new
+// one; the controller then counts it as updated and reports the rollout
+// done.
+func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod, rev *appsv1.ControllerRevision) labcheck.Result {
 	if sts == nil {
 		return labcheck.Failf("there is no StatefulSet db in %s: apply chapters/02-taints/lab/db.yaml", Namespace)
 	}
 	var r labcheck.Result
 	if !l.hasLog {
-		r.Seen("%s", l.withoutLog("the StatefulSet's status and the pod's owner, revision and managedFields"))
+		r.Seen("%s", l.withoutLog("the StatefulSet's status and revision, and the pod's owner, revision and managedFields"))
 	}
 	// What the template's pods carry once admission has added its defaults.
 	tmpl := taints.AdmitDefaults(kube.Tolerations(sts.Spec.Template.Spec.Tolerations), taints.DefaultTolerationSeconds)
@@ -577,11 +618,16 @@ func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
 		r.Message = msg
 		return r
 	}
-	r.Seen("db says why: %q", reason)
+	r.Seen("db's reason, for a person to read: %q", reason)
+	partitioned := ""
+	if ru := sts.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil && *ru.Partition > 0 {
+		partitioned = fmt.Sprintf(" (db's rolling update is partitioned at %d, so the controller keeps db-0 at the old revision)", *ru.Partition)
+		r.Seen("db's rolling update is partitioned at %d: the StatefulSet controller makes the pods below that ordinal from the old revision", *ru.Partition)
+	}
 	st := sts.Status
 	if st.ObservedGeneration < sts.Generation || st.UpdateRevision != st.CurrentRevision || st.ReadyReplicas < 1 {
 		r.Seen("rollout: generation %d observed %d, current %s, update %s, %d ready", sts.Generation, st.ObservedGeneration, st.CurrentRevision, st.UpdateRevision, st.ReadyReplicas)
-		r.Message = "db's rollout has not finished: its pods do not run its current template yet"
+		r.Message = "db's rollout has not finished: its pods do not run its current template yet" + partitioned
 		r.Hint = "Wait for the StatefulSet to make db-0 again from its new template, then check again: kubectl -n taints-lab rollout status statefulset/db --timeout=60s"
 		return r
 	}
@@ -591,6 +637,10 @@ func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
 	}
 	if ref := metav1.GetControllerOf(p); ref == nil || ref.Kind != "StatefulSet" || ref.UID != sts.UID || p.Labels["controller-revision-hash"] != st.UpdateRevision {
 		r.Message = fmt.Sprintf("db-0 is not the pod StatefulSet db made from its current template (revision %s)", st.UpdateRevision)
+		return r
+	}
+	if msg := madeAfterRevision(sts, p, rev, &r); msg != "" {
+		r.Message = msg + partitioned
 		return r
 	}
 	if got := leaves(kube.Tolerations(p.Spec.Tolerations)); got != want {
@@ -609,19 +659,77 @@ func judgeDB(l lab, sts *appsv1.StatefulSet, p *corev1.Pod) labcheck.Result {
 		}
 		r.Seen("%s", life.created.String())
 		if len(life.edits) > 0 {
-			r.Message = fmt.Sprintf("db-0 was changed by hand after the StatefulSet controller made it (%s)", life.edits[0].String())
+			r.Message = fmt.Sprintf("db-0 was changed after the StatefulSet controller made it (%s), so what it runs is not only its template's%s", life.edits[0].String(), partitioned)
 			return r
 		}
-	} else {
-		for _, m := range owners(p.ManagedFields, "f:spec", "f:tolerations") {
-			if m.Manager != controllerAgent {
-				r.Message = fmt.Sprintf("db-0's tolerations were written by %s, not by the StatefulSet controller from its template", m.Manager)
-				return r
-			}
-		}
+	} else if msg := writtenSinceMade(p); msg != "" {
+		r.Message = msg + partitioned
+		return r
 	}
 	r.Seen("db-0 (revision %s) leaves a not-ready node %s and an unreachable one %s", st.UpdateRevision, want[0], want[1])
 	r.Pass = true
-	r.Message = "db's pods wait longer than 300 s on a not-ready or unreachable node, from its own template, and the StatefulSet says why"
+	r.Message = fmt.Sprintf("db-0 waits longer than 300 s on a not-ready or unreachable node, made by the StatefulSet from its own template; db's reason names %s, which is all a program can check: a person must read the reason to judge it", valuesText(values))
 	return r
+}
+
+// madeAfterRevision says why db-0 was not made from the ControllerRevision
+// that is db's update revision, or "" when it may have been: the
+// StatefulSet controller makes (or finds) the revision before it makes a
+// pod from it, so a pod older than the revision was made from another
+// template. The server stamps both times in whole seconds.
+func madeAfterRevision(sts *appsv1.StatefulSet, p *corev1.Pod, rev *appsv1.ControllerRevision, r *labcheck.Result) string {
+	name := sts.Status.UpdateRevision
+	if rev == nil {
+		return fmt.Sprintf("db's current revision %s is missing (no ControllerRevision of that name), so it cannot be read whether db-0 was made from it", name)
+	}
+	if ref := metav1.GetControllerOf(rev); ref == nil || ref.UID != sts.UID {
+		return fmt.Sprintf("ControllerRevision %s is not StatefulSet db's own, so it says nothing of db's template", name)
+	}
+	r.Seen("db's current template is ControllerRevision %s (revision %d), made at %s; db-0 was made at %s", name, rev.Revision, hms(rev.CreationTimestamp.Time), hms(p.CreationTimestamp.Time))
+	if p.CreationTimestamp.Before(&rev.CreationTimestamp) {
+		return fmt.Sprintf("db-0 was made at %s, before db's current template (revision %s) existed at %s: the StatefulSet did not make it from that template, and its revision label and tolerations were changed on the pod", hms(p.CreationTimestamp.Time), name, hms(rev.CreationTimestamp.Time))
+	}
+	return ""
+}
+
+// writtenSinceMade says, from db-0's managedFields, why its tolerations or
+// its revision label are not as the StatefulSet controller made them, or ""
+// when nothing shows that: each must be owned by the controller's manager,
+// through the pod itself, not written later than the pod's creation (a
+// later write by the same manager moves the entry's time).
+func writtenSinceMade(p *corev1.Pod) string {
+	if len(p.ManagedFields) == 0 {
+		return "db-0 carries no record of who sent which field (managedFields was cleared), so it cannot be told whether the StatefulSet controller wrote its tolerations: delete db-0 and let the StatefulSet make it again"
+	}
+	made := p.CreationTimestamp.Time
+	for _, f := range []struct {
+		what string // with its verb
+		path []string
+	}{
+		{"tolerations were", []string{"f:spec", "f:tolerations"}},
+		{"revision label was", []string{"f:metadata", "f:labels", "f:controller-revision-hash"}},
+	} {
+		for _, m := range owners(p.ManagedFields, f.path...) {
+			switch {
+			case m.Manager != controllerAgent:
+				return fmt.Sprintf("db-0's %s written by %s, not by the StatefulSet controller from its template", f.what, m.Manager)
+			case m.Subresource != "":
+				return fmt.Sprintf("db-0's %s written through its %s subresource by %s, not by the StatefulSet controller as it made the pod", f.what, m.Subresource, m.Manager)
+			case m.Time != nil && m.Time.After(made.Add(time.Second)):
+				return fmt.Sprintf("db-0's %s last written at %s, after the pod was made at %s: changed on the pod, not made from the template", f.what, hms(m.Time.Time), hms(made))
+			}
+		}
+	}
+	return ""
+}
+
+// valuesText names the values a reason must name: "6000 s", "6000 s and 7200 s".
+func valuesText(values []time.Duration) string {
+	var out []string
+	for _, v := range values {
+		if s := secs(v); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, " and ")
 }

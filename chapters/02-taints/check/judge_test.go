@@ -176,6 +176,15 @@ func TestJudgeNoSchedule(t *testing.T) {
 			logLab(solved...), noScheduleInput{node: n, pods: []corev1.Pod{*twin}}, true, "twin-forever kept running"},
 		{"later_noexecute_step", "the NoExecute step writes the node's taints again later: placement is judged by the scheduler's binding, not by the last write",
 			logLab(cat(solved, []audit.Event{req(learner, "patch", "nodes", "taints-2", 3.5)})...), noScheduleInput{node: node("taints-2", 3.5, maintNS, maintNE), pods: []corev1.Pod{*twin}}, true, "twin-forever kept running"},
+		{"bound_after_taint", "the scheduler's own binding, after the NoSchedule taint came: placed under it, not kept through it",
+			logLab(req(learner, "patch", "nodes", "taints-2", 1), req(learner, "create", "pods", "twin-forever", 2), req(scheduler, "create", "pods/binding", "twin-forever", 2.1)), noScheduleInput{node: n, pods: []corev1.Pod{*twin}},
+			false, "after the taints of taints-2 first changed in this run of the lab"},
+		{"taint_before_lab", "the taint was there before the lab began: no change to taints-2 in the run, so every binding came after it",
+			logLab(placedBy("twin-forever", 1)...), noScheduleInput{node: n, pods: []corev1.Pod{*twin}},
+			false, "nobody changed the taints of taints-2 in this run of the lab"},
+		{"bound_claiming_scheduler", "the learner posted the binding in the scheduler's user agent after the taint",
+			logLab(req(learner, "patch", "nodes", "taints-2", 1), req(learner, "create", "pods", "twin-forever", 2), req(claiming(scheduler), "create", "pods/binding", "twin-forever", 2.1)), noScheduleInput{node: n, pods: []corev1.Pod{*twin}},
+			false, "claims to be kube-scheduler"},
 		{"pinned", "created with spec.nodeName after the taint: nobody bound it",
 			logLab(req(learner, "patch", "nodes", "taints-2", 1), req(learner, "create", "pods", "twin-forever", 3)), noScheduleInput{node: n, pods: []corev1.Pod{*twin}},
 			false, "twin-forever was placed by hand"},
@@ -193,6 +202,9 @@ func TestJudgeNoSchedule(t *testing.T) {
 		{"api_pinned", "no log: kubectl wrote spec.nodeName",
 			apiLab(), noScheduleInput{node: n, pods: []corev1.Pod{*byHand(pod("twin-forever", "taints-2", 3, tol(MaintKey, nil)))}},
 			false, "its spec.nodeName was written by kubectl-create"},
+		{"api_bound_after_taint", "no log: the scheduler's event 2 s after the taints' last change",
+			apiLab(), noScheduleInput{node: n, pods: []corev1.Pod{*twin}, events: []corev1.Event{scheduledEv("twin-forever", "taints-2", twin.UID, 5)}},
+			false, "after the taints of taints-2 last changed"},
 		{"api_forged_scheduled", "no log: a Scheduled event written by kubectl",
 			apiLab(), noScheduleInput{node: n, pods: []corev1.Pod{*twin}, events: []corev1.Event{event("x", "twin-forever", scheduledReason, "Successfully assigned taints-lab/twin-forever to taints-2", schedulerName, "kubectl-create", 1)}},
 			false, "no Scheduled event of the scheduler names twin-forever"},
@@ -282,47 +294,88 @@ func TestJudgeDB(t *testing.T) {
 		s.Spec.Template.Spec.Tolerations = tols
 		return s
 	}
+	partitioned := func(s *appsv1.StatefulSet) *appsv1.StatefulSet {
+		s.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: new(int32(1))}
+		return s
+	}
 	long := []corev1.Toleration{tol("node.kubernetes.io/not-ready", s(6000)), tol("node.kubernetes.io/unreachable", s(6000))}
-	dbPod := func(tols ...corev1.Toleration) *corev1.Pod {
-		p := pod("db-0", "taints-1", 30, tols...)
+	dbPodAt := func(sec float64, tols ...corev1.Toleration) *corev1.Pod {
+		p := pod("db-0", "taints-1", sec, tols...)
 		yes := true
 		p.OwnerReferences = []metav1.OwnerReference{{Kind: "StatefulSet", Name: "db", UID: "uid-db", Controller: &yes}}
 		p.Labels = map[string]string{"controller-revision-hash": "db-2"}
-		p.ManagedFields = []metav1.ManagedFieldsEntry{managed(controllerAgent, 30, `{"f:spec":{"f:tolerations":{}}}`)}
+		p.ManagedFields = []metav1.ManagedFieldsEntry{managed(controllerAgent, sec, `{"f:metadata":{"f:labels":{"f:controller-revision-hash":{}}},"f:spec":{"f:tolerations":{}}}`)}
+		return p
+	}
+	dbPod := func(tols ...corev1.Toleration) *corev1.Pod { return dbPodAt(30, tols...) }
+	// rev is db's ControllerRevision db-2, made when the template changed at 29 s.
+	rev := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "db-2", Namespace: Namespace, CreationTimestamp: metav1.Time{Time: at(29)},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "StatefulSet", Name: "db", UID: "uid-db", Controller: new(true)}}}, Revision: 2}
+	foreign := rev.DeepCopy()
+	foreign.OwnerReferences = nil
+	withFields := func(p *corev1.Pod, fields ...metav1.ManagedFieldsEntry) *corev1.Pod {
+		p.ManagedFields = append(p.ManagedFields, fields...)
 		return p
 	}
 	made := req(stsCtl, "create", "pods", "db-0", 30)
+	// A pod made before the change, under a partition, then rewritten to
+	// look like the new revision's: tolerations by kwok's credentials, the
+	// label through pods/status.
+	madeEarly := req(stsCtl, "create", "pods", "db-0", 1.2)
 	cases := []struct {
 		name, reason string
 		lab          lab
 		sts          *appsv1.StatefulSet
 		p            *corev1.Pod
+		rev          *appsv1.ControllerRevision
 		pass         bool
 		message      string
 	}{
-		{"untouched", "no StatefulSet", logLab(), nil, nil, false, "there is no StatefulSet db"},
-		{"chosen", "6000 s in the template, a reason, the controller's pod", logLab(made), sts(goodReason, long...), dbPod(long...), true, "the StatefulSet says why"},
-		{"default", "the template says nothing: admission's 300 s", logLab(made), sts(goodReason), dbPod(notReady, unreach), false, "db's pod template does not wait longer than the default 300 s"},
-		{"pod_edited_not_template", "the learner raised the pod's seconds, not the template's", logLab(made, req(learner, "patch", "pods", "db-0", 40)), sts(goodReason), dbPod(long...), false, "db's pod template does not wait longer"},
-		{"no_reason", "a value without a reason", logLab(made), sts("", long...), dbPod(long...), false, "has no opslab.dev/toleration-reason annotation"},
-		{"vague_reason", "a reason that says nothing", logLab(made), sts("because", long...), dbPod(long...), false, "too short"},
+		{"untouched", "no StatefulSet", logLab(), nil, nil, nil, false, "there is no StatefulSet db"},
+		{"chosen", "6000 s in the template, a reason, the controller's pod", logLab(made), sts(goodReason, long...), dbPod(long...), rev, true, "a person must read the reason"},
+		{"kwok_status", "kwok writes db-0's status as it runs it: not a change", logLab(made, req(kwok, "patch", "pods/status", "db-0", 30.1)), sts(goodReason, long...), dbPod(long...), rev, true, "made by the StatefulSet from its own template"},
+		{"default", "the template says nothing: admission's 300 s", logLab(made), sts(goodReason), dbPod(notReady, unreach), rev, false, "db's pod template does not wait longer than the default 300 s"},
+		{"pod_edited_not_template", "the learner raised the pod's seconds, not the template's", logLab(made, req(learner, "patch", "pods", "db-0", 40)), sts(goodReason), dbPod(long...), rev, false, "db's pod template does not wait longer"},
+		{"no_reason", "a value without a reason", logLab(made), sts("", long...), dbPod(long...), rev, false, "has no opslab.dev/toleration-reason annotation"},
+		{"reason_without_value", "a reason that names no number", logLab(made), sts("because", long...), dbPod(long...), rev, false, "does not name the value it explains (6000 s"},
+		{"keyword_salad", "words a list once wanted, and the value: a program can judge only that the value is named, and says a person must read it",
+			logLab(made), sts("6000 6000 6000 6000 6000 data", long...), dbPod(long...), rev, true, "a person must read the reason"},
 		{"not_rolled_out", "the pod still runs the old template",
-			logLab(made), func() *appsv1.StatefulSet { s := sts(goodReason, long...); s.Status.UpdateRevision = "db-3"; return s }(), dbPod(long...), false, "rollout has not finished"},
-		{"pod_of_its_own", "a pod db-0 that the StatefulSet did not make", logLab(req(learner, "create", "pods", "db-0", 30)), sts(goodReason, long...), dbPod(long...), false, "db-0 was created by kwok-admin (kubectl), not by the StatefulSet controller"},
-		{"pod_changed", "db-0 changed by hand after the controller made it", logLab(made, req(learner, "patch", "pods", "db-0", 40)), sts(goodReason, long...), dbPod(long...), false, "db-0 was changed by hand"},
+			logLab(made), func() *appsv1.StatefulSet { s := sts(goodReason, long...); s.Status.UpdateRevision = "db-3"; return s }(), dbPod(long...), rev, false, "rollout has not finished"},
+		{"pod_of_its_own", "a pod db-0 that the StatefulSet did not make", logLab(req(learner, "create", "pods", "db-0", 30)), sts(goodReason, long...), dbPod(long...), rev, false, "db-0 was created by kwok-admin (kubectl), not by the StatefulSet controller"},
+		{"pod_changed", "db-0 changed by hand after the controller made it", logLab(made, req(learner, "patch", "pods", "db-0", 40)), sts(goodReason, long...), dbPod(long...), rev, false, "db-0 was changed after the StatefulSet controller made it"},
+		{"relabelled_through_status", "the learner gave db-0 another revision label through pods/status, which keeps the labels it is sent",
+			logLab(made, req(learner, "patch", "pods/status", "db-0", 40)), sts(goodReason, long...), dbPod(long...), rev, false, "db-0 was changed after the StatefulSet controller made it"},
+		{"changed_as_kwok", "db-0's tolerations rewritten with kwok's credentials: a node agent writes a pod's status, never the pod",
+			logLab(made, req(kwok, "patch", "pods", "db-0", 40)), sts(goodReason, long...), dbPod(long...), rev, false, "db-0 was changed after the StatefulSet controller made it"},
+		{"partition_made_before_revision", "under partition 1 the controller made db-0 before the template changed; it was then rewritten to look like the new revision",
+			logLab(madeEarly, req(kwok, "patch", "pods", "db-0", 40), req(kwok, "patch", "pods/status", "db-0", 40.1)), partitioned(sts(goodReason, long...)), dbPodAt(1.2, long...), rev, false, "before db's current template (revision db-2) existed"},
+		{"no_revision", "the ControllerRevision the status names is missing", logLab(made), sts(goodReason, long...), dbPod(long...), nil, false, "db's current revision db-2 is missing"},
+		{"foreign_revision", "a ControllerRevision of that name that db does not own", logLab(made), sts(goodReason, long...), dbPod(long...), foreign, false, "is not StatefulSet db's own"},
 		{"pod_differs", "the pod's tolerations are not the template's",
-			logLab(made), sts(goodReason, long...), dbPod(tol("node.kubernetes.io/not-ready", s(6000)), tol("node.kubernetes.io/unreachable", s(7000))), false, "its tolerations were changed on the pod"},
-		{"api_chosen", "no log: the controller's manager owns the tolerations", apiLab(), sts(goodReason, long...), dbPod(long...), true, "says why"},
+			logLab(made), sts(goodReason, long...), dbPod(tol("node.kubernetes.io/not-ready", s(6000)), tol("node.kubernetes.io/unreachable", s(7000))), rev, false, "its tolerations were changed on the pod"},
+		{"api_chosen", "no log: the controller's manager owns the tolerations", apiLab(), sts(goodReason, long...), dbPod(long...), rev, true, "a person must read the reason"},
 		{"api_pod_written", "no log: kubectl wrote the pod's tolerations",
+			apiLab(), sts(goodReason, long...), withFields(dbPod(long...), managed("kubectl-patch", 40, `{"f:spec":{"f:tolerations":{}}}`)), rev, false, "db-0's tolerations were written by kubectl-patch"},
+		{"api_written_as_the_controller", "no log: the tolerations patched later under the controller's manager name, which moves its entry's time",
 			apiLab(), sts(goodReason, long...), func() *corev1.Pod {
 				p := dbPod(long...)
-				p.ManagedFields = append(p.ManagedFields, managed("kubectl-patch", 40, `{"f:spec":{"f:tolerations":{}}}`))
+				p.ManagedFields = []metav1.ManagedFieldsEntry{managed(controllerAgent, 40, `{"f:spec":{"f:tolerations":{}}}`)}
 				return p
-			}(), false, "db-0's tolerations were written by kubectl-patch"},
+			}(), rev, false, "db-0's tolerations were last written at 15:00:40, after the pod was made at 15:00:30"},
+		{"api_label_through_status", "no log: the revision label written through pods/status",
+			apiLab(), sts(goodReason, long...), withFields(dbPod(long...), func() metav1.ManagedFieldsEntry {
+				m := managed(controllerAgent, 40, `{"f:metadata":{"f:labels":{"f:controller-revision-hash":{}}}}`)
+				m.Subresource = "status"
+				return m
+			}()), rev, false, "revision label was written through its status subresource"},
+		{"api_wiped", "no log: managedFields cleared", apiLab(), sts(goodReason, long...), func() *corev1.Pod { p := dbPod(long...); p.ManagedFields = nil; return p }(), rev, false, "managedFields was cleared"},
+		{"api_partition_made_before_revision", "no log: the pod is older than the revision it claims",
+			apiLab(), partitioned(sts(goodReason, long...)), dbPodAt(1.2, long...), rev, false, "before db's current template (revision db-2) existed"},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			expect(t, judgeDB(tt.lab, tt.sts, tt.p), tt.pass, tt.message, "", tt.reason)
+			expect(t, judgeDB(tt.lab, tt.sts, tt.p, tt.rev), tt.pass, tt.message, "", tt.reason)
 		})
 	}
 }
@@ -333,17 +386,17 @@ func TestJudgeReason(t *testing.T) {
 		name, reason string
 		text         string
 		values       []time.Duration
-		want         string // a part of what is missing; "" when it is a reason
+		want         string // a part of what is missing; "" when a program finds nothing missing
 	}{
 		{"reference", "the lab's db-patch.yaml", "db rebuilds its local cache from scratch when it moves, which takes about an hour; a switch reboot or a short partition must not move it, so it waits 6000 s on not-ready and unreachable nodes", v, ""},
 		{"minutes", "the value in minutes", "a short partition must not move db: it waits 100 minutes before it goes", v, ""},
 		{"go_duration", "the value as a Go duration", "db waits 1h40m so that a switch reboot never moves it", v, ""},
 		{"thousands", "the value with a thousands separator", "resyncing the replica from the primary costs an hour, hence 6,000 seconds", v, ""},
 		{"empty", "no annotation", "", v, "has no opslab.dev/toleration-reason annotation"},
-		{"one_word", "a placeholder", "stateful", v, "too short"},
 		{"no_value", "says why but not which number", "db rebuilds its local cache when it moves, which takes an hour", v, "does not name the value it explains (6000 s"},
 		{"wrong_value", "names another number", "db rebuilds its local cache when it moves, so it waits 3600 s", v, "does not name the value"},
-		{"no_why", "a number and filler", "db is stateful so it waits 6000 s", v, "names neither what a move costs it"},
+		{"keyword_salad", "the value and a word: what a program can judge is there; whether it is a reason is a person's to read", "6000 6000 6000 6000 6000 data", v, ""},
+		{"filler", "the value and filler: the same", "db is stateful so it waits 6000 s", v, ""},
 		{"two_values", "two keys, two values, both named", "a switch reboot must not move db: 6000 s when not-ready, 7200 s when unreachable", []time.Duration{6000 * time.Second, 7200 * time.Second}, ""},
 		{"two_values_one_named", "two values, one named", "a switch reboot must not move db: it waits 6000 s on either key", []time.Duration{6000 * time.Second, 7200 * time.Second}, "7200 s"},
 	}

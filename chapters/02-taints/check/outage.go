@@ -27,6 +27,10 @@ import (
 // kwok-opslab, kwok-opslab-scale.
 const scaleSuffix = "-scale"
 
+// adminSuffix ends the admin's context of a lab cluster (lab/scripts/lab-up.sh):
+// kwok-opslab-admin is the admin's, kwok-opslab the learner's.
+const adminSuffix = "-admin"
+
 // outageStartHint is the first hint of every outage check.
 const outageStartHint = "Start the outage lab's cluster with make outage-up, then run its experiments with make outage: the checks read what that cluster's node lifecycle controller did, from its audit log."
 
@@ -133,7 +137,9 @@ func scaleCluster(ctx context.Context, c *labcheck.Cluster) (*labcheck.Cluster, 
 			Hint:    "Run labcheck --context kwok-opslab" + scaleSuffix + " to check the outage lab's cluster.",
 		}
 	} else {
-		name := c.Context + scaleSuffix
+		// The scale cluster is named after the learner's; labcheck may
+		// read the learner's cluster through its admin's context.
+		name := strings.TrimSuffix(c.Context, adminSuffix) + scaleSuffix
 		sib, err := c.Sibling(ctx, name)
 		if err != nil {
 			s.failed = &labcheck.Result{

@@ -386,6 +386,9 @@ func TestOutageChecksOnFakeCluster(t *testing.T) {
 	scale := &labcheck.Cluster{Kube: fake.NewClientset(objs...), Context: "kwok-opslab-scale"}
 	scale.UseAuditLog(log)
 	learnerOnly := &labcheck.Cluster{Kube: fake.NewClientset(), Context: "kwok-opslab"}
+	// labcheck reads the learner's cluster through its admin's context: the
+	// scale cluster is still the one named after the learner's.
+	adminOnly := &labcheck.Cluster{Kube: fake.NewClientset(), Context: "kwok-opslab-admin"}
 	for _, id := range outageIDs {
 		chk := checkNamed(t, id)
 		if chk.Claim == "" || chk.Reads == "" || len(chk.Hints) == 0 || len(chk.Hints) > 3 || chk.Points == 0 {
@@ -395,9 +398,11 @@ func TestOutageChecksOnFakeCluster(t *testing.T) {
 		if err != nil || !res.Pass {
 			t.Errorf("%s on the scale cluster = %v %q, %v; want a pass\nevidence:\n  %s", id, res.Pass, res.Message, err, strings.Join(res.Evidence, "\n  "))
 		}
-		res, err = chk.Run(context.Background(), learnerOnly)
-		if err != nil || res.Pass || !strings.Contains(res.Message, "the outage lab's cluster (context kwok-opslab-scale) is not running") || !strings.Contains(res.Hint, "make outage-up") {
-			t.Errorf("%s without a scale cluster = %v %q (hint %q), %v; want a failure that names the cluster and make outage-up", id, res.Pass, res.Message, res.Hint, err)
+		for _, c := range []*labcheck.Cluster{learnerOnly, adminOnly} {
+			res, err = chk.Run(context.Background(), c)
+			if err != nil || res.Pass || !strings.Contains(res.Message, "the outage lab's cluster (context kwok-opslab-scale) is not running") || !strings.Contains(res.Hint, "make outage-up") {
+				t.Errorf("%s from %s without a scale cluster = %v %q (hint %q), %v; want a failure that names the cluster and make outage-up", id, c.Context, res.Pass, res.Message, res.Hint, err)
+			}
 		}
 	}
 	// The lab's nodes as the checks find them now: one still down.

@@ -25,7 +25,7 @@ func timetableChecks() []labcheck.Check {
 			ID: "taints-my-timetable", Points: 2,
 			Title: "your own timetable agrees with the chapter's",
 			Claim: "the rule of the taint eviction controller fits in a small program: first matching toleration, then its seconds",
-			Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out); the pods of taints-lab, their tolerations, and who placed them (the audit log's bindings, or without it who wrote spec.nodeName)",
+			Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out): the output, not who wrote the program that printed it; the pods of taints-lab, their tolerations, and who placed them (the audit log's bindings, or without it who wrote spec.nodeName)",
 			Hints: []string{
 				"Write a program that lists the pods of taints-lab and prints, for a NoExecute taint, one line per pod on a node: POD now, POD after Ns or POD never, soonest first, ties by name.",
 				"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute)",
@@ -68,7 +68,9 @@ func checkMyTimetable(ctx context.Context, c *labcheck.Cluster) (labcheck.Result
 // judgeMyTimetable compares the learner's recorded timetable with the
 // chapter's for the same taint on the lab's pods as they are now. The pods
 // must be the lab's, placed by the scheduler: a namespace of pods put on
-// nodes by hand is a timetable of the learner's own making.
+// nodes by hand is a timetable of the learner's own making. It judges
+// output, not authorship: what the course's own lab/mytimetable prints
+// passes as well as the learner's program, and the report says so.
 func judgeMyTimetable(l lab, cm *corev1.ConfigMap, list []corev1.Pod) labcheck.Result {
 	if cm == nil {
 		return labcheck.Failf("there is no ConfigMap %s in %s: record your program's output there", MyTimetable, Namespace)
@@ -125,8 +127,9 @@ func judgeMyTimetable(l lab, cm *corev1.ConfigMap, list []corev1.Pod) labcheck.R
 		}
 	}
 	r.Seen("%d lines agree, from %q to %q", len(want), want[0], want[len(want)-1])
+	r.Seen("what was judged: the output recorded in %s, not who wrote the program that printed it", MyTimetable)
 	r.Pass = true
-	r.Message = fmt.Sprintf("your timetable for %s agrees with the chapter's, line for line (%d pods)", taint, len(want))
+	r.Message = fmt.Sprintf("the timetable recorded in %s for %s agrees with the chapter's, line for line (%d pods); this judges the output, not its authorship: the course's own lab/mytimetable prints the same", MyTimetable, taint, len(want))
 	return r
 }
 
