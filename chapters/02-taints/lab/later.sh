@@ -11,9 +11,15 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
 cd "$OPSLAB_ROOT"
+# The scale cluster is the lab's own, beside the learner's: kwokctl's one
+# context for it (kwok-NAME-scale) is its admin's, and the learner has no
+# identity there; the experiments' power switch is the lab's, as power.sh
+# is on the learner's cluster. Its name follows the learner's context,
+# with or without -admin.
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
+scale=${ctx%-admin}-scale
 chapters/02-taints/lab/outage/up.sh
 record=()
 [ -n "${OPSLAB_OUTAGE_RECORD:-}" ] && record=(--record "$OPSLAB_OUTAGE_RECORD")
-printf '$ outage --context %s run\n' "$ctx-scale"
-"$LAB_CACHE/outage" --context "$ctx-scale" run "${record[@]}"
+printf '$ outage --context %s run\n' "$scale"
+"$LAB_CACHE/outage" --context "$scale" run "${record[@]}"

@@ -7,12 +7,18 @@
 # answer to the exercise, lab/mytimetable. The outputs the README quotes go
 # through expect (lab/scripts/expect.sh), which checks them against
 # lab/expected/ under OPSLAB_EXPECT=check.
+#
+# Every step is the learner's, in the learner's context (OPSLAB_CONTEXT,
+# kwok-opslab: user opslab:learner, the role of lab/learner.yaml), which
+# proves that role suffices for the lab; only the reset acts as the admin
+# (OPSLAB_ADMIN_CONTEXT, kwok-opslab-admin).
 set -euo pipefail
 # The course's kubectl, whatever else is on the PATH (see make env).
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
 export PATH=$LAB_BIN:$PATH
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
+admin=${OPSLAB_ADMIN_CONTEXT:-$ctx-admin}
 lab=chapters/02-taints/lab
 . lab/scripts/expect.sh
 k() { kubectl --context "$ctx" "$@"; }
@@ -23,7 +29,7 @@ step() { printf '\n== %s\n' "$*"; }
 show() { printf '$ kubectl %s\n' "$*"; k "$@"; }
 
 step "0. a clean start: the chapter's taints off taints-1..3, namespace taints-lab anew"
-OPSLAB_CONTEXT=$ctx "$lab/reset.sh" >/dev/null
+OPSLAB_CONTEXT=$ctx OPSLAB_ADMIN_CONTEXT=$admin "$lab/reset.sh" >/dev/null
 
 step "the lab: the namespace, its pods and the StatefulSet db"
 show apply -f $lab/namespace.yaml
@@ -74,4 +80,4 @@ if [ "${OPSLAB_SOLVE_LATER:-}" = defer ]; then
 	echo "(deferred: make test runs lab/later.sh after every lane, alone on the machine)"
 	exit 0
 fi
-"$lab/later.sh"
+OPSLAB_CONTEXT=$ctx OPSLAB_ADMIN_CONTEXT=$admin "$lab/later.sh"
