@@ -100,7 +100,8 @@ EOF
 }
 
 # lab_pki DIR PORT writes the cluster's PKI in DIR (the cluster's pki
-# directory) for an API server on 127.0.0.1:PORT.
+# directory) for an API server on 127.0.0.1:PORT (and at LAB_HOST_SANS, a
+# subjectAltName list such as DNS:lab.example,IP:192.0.2.7, when set).
 lab_pki() {
 	local dir=$1 port=$2 server sans
 	command -v openssl >/dev/null || { echo "lab: openssl is needed to make the lab cluster's certificates" >&2; return 1; }
@@ -111,6 +112,8 @@ lab_pki() {
 		-config <(printf '[req]\ndistinguished_name=dn\nx509_extensions=ca\n[dn]\n[ca]\nbasicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\n') 2>/dev/null
 	# The admin certificate is also the API server's serving certificate.
 	sans="DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,DNS:localhost,IP:127.0.0.1,IP:::1"
+	# A class's clusters also answer at their host's name and address.
+	[ -n "${LAB_HOST_SANS:-}" ] && sans="$sans,$LAB_HOST_SANS"
 	lab_cert "$dir" admin kwok-admin system:masters "$sans"
 	server=https://127.0.0.1:$port
 	lab_cert "$dir" kube-scheduler "$LAB_SCHEDULER_USER"

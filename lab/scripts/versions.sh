@@ -33,11 +33,17 @@ kwokctl_create() {
 		more=(--kube-apiserver-port "$port")
 	fi
 	pki=${KWOK_WORKDIR:-$HOME/.kwok}/clusters/${name:?kwokctl_create needs --name}/pki
-	if [ ! -f "${pki%/pki}/kwok.yaml" ]; then
+	# LAB_KEEP_PKI=1 keeps a PKI already in place (a class's reset: the
+	# student's kubeconfig stays valid).
+	if [ ! -f "${pki%/pki}/kwok.yaml" ] && ! { [ "${LAB_KEEP_PKI:-}" = 1 ] && [ -s "$pki/ca.key" ]; }; then
 		rm -rf "$pki"
 		lab_pki "$pki" "$port" || { rm -rf "${pki%/pki}"; return 1; }
 	fi
 	while read -r a; do more+=("$a"); done < <(lab_component_args "$pki")
+	# A class's API server answers on every address of its host
+	# (LAB_APISERVER_BIND=0.0.0.0, lab/scripts/class.sh); everything
+	# else stays on the loopback address (lab/kwokctl.yaml).
+	[ -n "${LAB_APISERVER_BIND:-}" ] && more+=("--extra-args=kube-apiserver=bind-address=$LAB_APISERVER_BIND")
 	KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl \
 	"$LAB_BIN/kwokctl" create cluster --runtime binary "${more[@]}" \
 		--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \

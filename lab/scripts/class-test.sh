@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# class-test.sh is make test's class on this machine (lab/scripts/class.sh):
+# three students, honest, cheater and idle, whose clusters answer at
+# 127.0.0.2, a loopback address other than the one the clusters' own
+# components use, so every student-side request goes through the address
+# in the student's kubeconfig. Each student acts only through that file.
+#
+#  1. class.sh up: three clusters, a kubeconfig each, the grading roster.
+#  2. No student can reach another's cluster: the CA of one does not
+#     verify another's server, and one's certificate is refused by another.
+#  3. honest runs chapter 1's reference solution through their kubeconfig.
+#  4. cheater tries what a student can still reach: a pod binding, a
+#     Scheduled event and a token in the scheduler's user agent (all
+#     refused), and the drain of pdb-3 done as a dry-run eviction followed
+#     by deletes in kwok's user agent, which the checks must judge as the
+#     student's own deletes.
+#  5. labcheck grade --roster, as the instructor: honest passes every check,
+#     cheater fails the drain, idle fails everything; every report says its
+#     evidence was held by the host.
+#  6. class.sh reset cheater keeps cheater's kubeconfig valid; status shows
+#     every cluster healthy; class.sh down removes them.
+#
+# Environment: CLASS_DIR (default: a temporary directory), LABCHECK (a built
+# labcheck; default: go run).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+export PATH=$LAB_BIN:$PATH
+cd "$OPSLAB_ROOT"
+work=$(mktemp -d)
+export CLASS_DIR=${CLASS_DIR:-$work/class}
+host=127.0.0.2
+class=lab/scripts/class.sh
+fail() { echo "class-test: FAIL: $*" >&2; exit 1; }
+step() { printf '\n== class: %s\n' "$*"; }
+cleanup() {
+	"$class" down >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+labcheck() { if [ -n "${LABCHECK:-}" ]; then "$LABCHECK" "$@"; else go run ./cmd/labcheck "$@"; fi; }
+
+step "1. a class of three at $host"
+printf '# make test'"'"'s class\nhonest\ncheater\nidle\n' >"$work/roster.txt"
+start=$SECONDS
+"$class" up "$work/roster.txt" "$host"
+echo "class-test: the class of three was up in $((SECONDS - start)) s"
+S=$CLASS_DIR/students
+for n in honest cheater idle; do
+	[ -s "$S/$n.kubeconfig" ] || fail "no kubeconfig for $n"
+	grep -q "server: https://$host:" "$S/$n.kubeconfig" || fail "$n's kubeconfig does not name the class's address $host"
+	if grep -q 'kwok-admin\|127\.0\.0\.1' "$S/$n.kubeconfig"; then fail "$n's kubeconfig names the admin or the host's loopback address"; fi
+	who=$(kubectl --kubeconfig "$S/$n.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.username}')
+	[ "$who" = opslab:learner ] || fail "$n's kubeconfig acts as $who, not opslab:learner"
+done
+
+step "2. no student can reach another's cluster"
+other=$(grep 'server:' "$S/cheater.kubeconfig" | awk '{print $2}')
+if out=$(kubectl --kubeconfig "$S/honest.kubeconfig" --server "$other" get namespaces 2>&1); then
+	fail "honest's kubeconfig read cheater's cluster: $out"
+fi
+grep -q 'certificate signed by unknown authority' <<<"$out" || fail "honest's kubeconfig at cheater's address: want an unknown authority, got: $out"
+if out=$(kubectl --kubeconfig "$S/honest.kubeconfig" --server "$other" --insecure-skip-tls-verify get namespaces 2>&1); then
+	fail "honest's certificate was accepted by cheater's cluster: $out"
+fi
+grep -qi 'logged in\|unauthorized' <<<"$out" || fail "honest's certificate at cheater's cluster: want 401, got: $out"
+echo "class-test: one student's CA rejects another's server, and one's certificate is refused by another's (401)"
+
+step "3. honest: chapter 1's reference solution, as the student, through their kubeconfig"
+KUBECONFIG=$S/honest.kubeconfig OPSLAB_CONTEXT=kwok-opslab OPSLAB_ADMIN_CONTEXT=kwok-opslab \
+	chapters/01-pdb/lab/solve.sh >"$work/honest.log" 2>&1 || { cat "$work/honest.log"; fail "chapter 1's solution failed as the student"; }
+tail -n 3 "$work/honest.log"
+
+step "4. cheater: forged user agents, with the student's own certificate"
+k() { kubectl --kubeconfig "$S/cheater.kubeconfig" "$@"; }
+# curl with the student's credentials, from their kubeconfig.
+for f in certificate-authority-data:ca client-certificate-data:crt client-key-data:key; do
+	grep "${f%%:*}" "$S/cheater.kubeconfig" | awk '{print $2}' | base64 -d >"$work/cheater.${f##*:}"
+done
+api() {
+	curl -sS --cacert "$work/cheater.ca" --cert "$work/cheater.crt" --key "$work/cheater.key" \
+		-o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' "$@" "${other%/}$path"
+}
+k apply -f chapters/01-pdb/lab/namespace.yaml -f chapters/01-pdb/lab/web.yaml -f chapters/01-pdb/lab/budget.yaml >/dev/null
+k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
+pod=$(k -n pdb-lab get pods -o jsonpath='{.items[0].metadata.name}')
+path=/api/v1/namespaces/pdb-lab/pods/$pod/binding
+code=$(api -A 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST \
+	-d "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"$pod\"},\"target\":{\"kind\":\"Node\",\"name\":\"pdb-1\"}}")
+[ "$code" = 403 ] || fail "a binding in the scheduler's agent: HTTP $code, want 403"
+path=/api/v1/namespaces/pdb-lab/events
+code=$(api -A 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST \
+	-d "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"forged\"},\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"pdb-lab\",\"name\":\"$pod\"},\"reason\":\"Scheduled\",\"source\":{\"component\":\"default-scheduler\"}}")
+[ "$code" = 403 ] || fail "a Scheduled event in the scheduler's agent: HTTP $code, want 403"
+path=/api/v1/namespaces/kube-system/serviceaccounts/pod-garbage-collector/token
+code=$(api -A 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/pod-garbage-collector' -X POST \
+	-d '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}')
+[ "$code" = 403 ] || fail "a pod-garbage-collector token in the controller manager's agent: HTTP $code, want 403"
+echo "class-test: a binding, a Scheduled event and a controller's token, each in a component's agent: 403, 403, 403"
+k cordon pdb-3 >/dev/null
+for pod in $(k -n pdb-lab get pods --field-selector spec.nodeName=pdb-3 -o jsonpath='{.items[*].metadata.name}'); do
+	path=/api/v1/namespaces/pdb-lab/pods/$pod/eviction
+	code=$(api -A 'kubectl/v1.37.2 (linux/amd64) kubernetes/drain' -X POST \
+		-d "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"$pod\",\"namespace\":\"pdb-lab\"},\"deleteOptions\":{\"dryRun\":[\"All\"]}}")
+	path=/api/v1/namespaces/pdb-lab/pods/$pod
+	code=$(api -A 'kwok/v0.8.0 (linux/amd64) kwok' -X DELETE)
+	[ "$code" = 200 ] || fail "the delete of $pod in kwok's agent: HTTP $code"
+done
+k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
+echo "class-test: pdb-3 emptied by dry-run evictions and deletes in kwok's agent"
+
+step "5. the instructor grades the class"
+labcheck grade --roster "$CLASS_DIR/roster.txt" --chapter 1 --out "$work/grades" >"$work/grade.log" 2>&1 ||
+	{ cat "$work/grade.log"; fail "labcheck grade failed"; }
+cat "$work/grades/summary.csv"
+score() { awk -F, -v n="$1" '$1 == n {print $4 "/" $5}' "$work/grades/summary.csv"; }
+[ "$(score honest)" = 10/10 ] || { cat "$work/grades/honest/report.txt"; fail "honest scored $(score honest), want 10/10"; }
+[ "$(score idle)" = 0/10 ] || fail "idle scored $(score idle), want 0/10"
+cheat=$(score cheater)
+[ "${cheat%/*}" -lt 10 ] || { cat "$work/grades/cheater/report.txt"; fail "cheater scored $cheat: forged agents passed"; }
+grep -q '✗ 1.3' "$work/grades/cheater/report.txt" || { cat "$work/grades/cheater/report.txt"; fail "check 1.3 (the drain) did not fail for cheater"; }
+for n in honest cheater idle; do
+	grep -q '^Custody: held by the host' "$work/grades/$n/report.txt" || fail "$n's report does not say the host held its evidence"
+done
+echo "class-test: honest $(score honest), cheater $cheat (the drain failed: the deletes were the student's), idle $(score idle); every report: held by the host"
+
+step "6. reset, status, down"
+"$class" reset cheater
+who=$(kubectl --kubeconfig "$S/cheater.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.username}')
+[ "$who" = opslab:learner ] || fail "cheater's kubeconfig no longer works after the reset"
+k get namespace pdb-lab >/dev/null 2>&1 && fail "cheater's cluster still holds pdb-lab after the reset"
+"$class" status | tee "$work/status.txt"
+[ "$(grep -c ' ok ' "$work/status.txt")" = 3 ] || fail "not every cluster is healthy after the reset"
+ls "$CLASS_DIR/archive/" | grep -q '^cheater-' || fail "cheater's old audit log was not archived"
+"$class" down
+echo "class-test: all passed"
