@@ -7,6 +7,10 @@
 # this run would still be there when the next run powers a node off, and the
 # controller, which adds a taint only where there is none, would not mark the
 # node again; the checks look for that mark.
+#
+# It acts as the admin (OPSLAB_ADMIN_CONTEXT, by default the learner's
+# context OPSLAB_CONTEXT with -admin added): undoing a lab is the lab's job,
+# and the power switch is not the learner's.
 set -euo pipefail
 # The course's kubectl, whatever else is on the PATH (see make env).
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
@@ -14,12 +18,13 @@ export PATH=$LAB_BIN:$PATH
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
-k() { kubectl --context "$ctx" "$@"; }
+admin=${OPSLAB_ADMIN_CONTEXT:-${ctx%-admin}-admin}
+k() { kubectl --context "$admin" "$@"; }
 nodes=$(k get nodes -l opslab.dev/pool=shutdown -o jsonpath='{.items[*].metadata.name}')
 for n in $nodes; do
 	if [ "$(k get node "$n" -o jsonpath='{.metadata.labels.opslab\.dev/power}')" = off ]; then
 		echo "reset.sh: powering $n on"
-		"$root/lab/scripts/power.sh" on "$n"
+		OPSLAB_CONTEXT="$ctx" OPSLAB_ADMIN_CONTEXT="$admin" "$root/lab/scripts/power.sh" on "$n"
 	fi
 	if k get node "$n" -o jsonpath='{.spec.taints[*].key}' | tr ' ' '\n' | grep -qx node.kubernetes.io/out-of-service; then
 		echo "reset.sh: removing the out-of-service taint from $n"

@@ -8,6 +8,10 @@
 #    the pod GC force-deletes db-0 and the StatefulSet recreates it elsewhere.
 # 4. Submit the graceful-shutdown configuration (ConfigMap kubelet-shutdown).
 #
+# It runs every step as the learner (OPSLAB_CONTEXT); only the power switch,
+# which is the lab's and not the learner's, runs as the admin
+# (OPSLAB_ADMIN_CONTEXT, by default the learner's context with -admin added).
+#
 # It is idempotent: run again on a solved cluster, it changes nothing. The
 # outputs the README quotes go through expect (lab/scripts/expect.sh), which
 # checks them against lab/expected/ under OPSLAB_EXPECT=check.
@@ -20,6 +24,7 @@ root=$(cd "$here/../../.." && pwd)
 lab=$here
 . "$root/lab/scripts/expect.sh"
 ctx=${OPSLAB_CONTEXT:-kwok-opslab}
+admin=${OPSLAB_ADMIN_CONTEXT:-${ctx%-admin}-admin}
 ns=shutdown-lab
 k() { kubectl --context "$ctx" "$@"; }
 say() { echo "solve-chapter-4: $*"; }
@@ -60,7 +65,7 @@ else
 	wait_for 90 "db-0 Running and Ready on $node" db_running_on "$node"
 	expect shutdown-step1 k -n $ns get pods -o 'custom-columns=NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status'
 	say "db-0 runs on $node; powering $node off"
-	"$root/lab/scripts/power.sh" off "$node"
+	OPSLAB_CONTEXT="$ctx" OPSLAB_ADMIN_CONTEXT="$admin" "$root/lab/scripts/power.sh" off "$node"
 	say "waiting for the node lifecycle controller's NoExecute taint to mark db-0 for deletion"
 	wait_for 150 "db-0 to be Terminating" db_terminating
 	say "db-0 is Terminating and stays so: no kubelet on $node will finish the deletion"
