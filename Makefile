@@ -92,6 +92,20 @@ lab-reset: ## remove the lab cluster and start a clean one
 	@lab/scripts/lab-down.sh
 	@lab/scripts/lab-up.sh
 
+# A class on one host (lab/scripts/class.sh): a lab cluster per student, the
+# evidence in CLASS_DIR (default .class), out of the students' reach.
+.PHONY: class-up class-status class-reset class-down
+class-up: ## start (or resume) a lab cluster per student of ROSTER, answering at HOST; writes a kubeconfig per student and the grading roster
+	@test -n "$(ROSTER)" || { echo "make class-up needs ROSTER=file (one student name a line) and HOST=the name or address students reach this machine at" >&2; exit 2; }
+	@lab/scripts/class.sh up "$(ROSTER)" "$(HOST)"
+class-status: ## each class cluster's health, uptime and memory
+	@lab/scripts/class.sh status
+class-reset: ## a fresh cluster for student NAME, their kubeconfig unchanged, the old audit log archived
+	@test -n "$(NAME)" || { echo "make class-reset needs NAME=student" >&2; exit 2; }
+	@lab/scripts/class.sh reset "$(NAME)"
+class-down: ## remove every class cluster, archiving their audit logs
+	@lab/scripts/class.sh down
+
 .PHONY: test
 test: ## every test: go test ./..., then the end-to-end suite on a private cluster
 	@lab/scripts/test.sh

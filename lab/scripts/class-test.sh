@@ -17,7 +17,9 @@
 #  5. labcheck grade --roster, as the instructor: honest passes every check,
 #     cheater fails the drain, idle fails everything; every report says its
 #     evidence was held by the host.
-#  6. class.sh reset cheater keeps cheater's kubeconfig valid; status shows
+#  6. The manifests of lab/class/kubernetes for a class of three pass a
+#     server-side dry run on a real API server.
+#  7. class.sh reset cheater keeps cheater's kubeconfig valid; status shows
 #     every cluster healthy; class.sh down removes them.
 #
 # Environment: CLASS_DIR (default: a temporary directory), LABCHECK (a built
@@ -28,6 +30,8 @@ export PATH=$LAB_BIN:$PATH
 cd "$OPSLAB_ROOT"
 work=$(mktemp -d)
 export CLASS_DIR=${CLASS_DIR:-$work/class}
+# A class an earlier run left behind.
+lab/scripts/class.sh down >/dev/null 2>&1 || true
 host=127.0.0.2
 class=lab/scripts/class.sh
 fail() { echo "class-test: FAIL: $*" >&2; exit 1; }
@@ -37,6 +41,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT
 labcheck() { if [ -n "${LABCHECK:-}" ]; then "$LABCHECK" "$@"; else go run ./cmd/labcheck "$@"; fi; }
 
 step "1. a class of three at $host"
@@ -72,37 +77,32 @@ tail -n 3 "$work/honest.log"
 
 step "4. cheater: forged user agents, with the student's own certificate"
 k() { kubectl --kubeconfig "$S/cheater.kubeconfig" "$@"; }
-# curl with the student's credentials, from their kubeconfig.
-for f in certificate-authority-data:ca client-certificate-data:crt client-key-data:key; do
-	grep "${f%%:*}" "$S/cheater.kubeconfig" | awk '{print $2}' | base64 -d >"$work/cheater.${f##*:}"
-done
-api() {
-	curl -sS --cacert "$work/cheater.ca" --cert "$work/cheater.crt" --key "$work/cheater.key" \
-		-o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' "$@" "${other%/}$path"
-}
+# forge sends a request with the student's credentials and any agent.
+go build -o "$work/forge" ./lab/class/forge
+api() { "$work/forge" -kubeconfig "$S/cheater.kubeconfig" "$@"; }
 k apply -f chapters/01-pdb/lab/namespace.yaml -f chapters/01-pdb/lab/web.yaml -f chapters/01-pdb/lab/budget.yaml >/dev/null
 k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
 pod=$(k -n pdb-lab get pods -o jsonpath='{.items[0].metadata.name}')
 path=/api/v1/namespaces/pdb-lab/pods/$pod/binding
-code=$(api -A 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST \
-	-d "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"$pod\"},\"target\":{\"kind\":\"Node\",\"name\":\"pdb-1\"}}")
+code=$(api -agent 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST "$path" \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"$pod\"},\"target\":{\"kind\":\"Node\",\"name\":\"pdb-1\"}}")
 [ "$code" = 403 ] || fail "a binding in the scheduler's agent: HTTP $code, want 403"
 path=/api/v1/namespaces/pdb-lab/events
-code=$(api -A 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST \
-	-d "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"forged\"},\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"pdb-lab\",\"name\":\"$pod\"},\"reason\":\"Scheduled\",\"source\":{\"component\":\"default-scheduler\"}}")
+code=$(api -agent 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST "$path" \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"forged\"},\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"pdb-lab\",\"name\":\"$pod\"},\"reason\":\"Scheduled\",\"source\":{\"component\":\"default-scheduler\"}}")
 [ "$code" = 403 ] || fail "a Scheduled event in the scheduler's agent: HTTP $code, want 403"
 path=/api/v1/namespaces/kube-system/serviceaccounts/pod-garbage-collector/token
-code=$(api -A 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/pod-garbage-collector' -X POST \
-	-d '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}')
+code=$(api -agent 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/pod-garbage-collector' -X POST "$path" \
+	'{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}')
 [ "$code" = 403 ] || fail "a pod-garbage-collector token in the controller manager's agent: HTTP $code, want 403"
 echo "class-test: a binding, a Scheduled event and a controller's token, each in a component's agent: 403, 403, 403"
 k cordon pdb-3 >/dev/null
 for pod in $(k -n pdb-lab get pods --field-selector spec.nodeName=pdb-3 -o jsonpath='{.items[*].metadata.name}'); do
 	path=/api/v1/namespaces/pdb-lab/pods/$pod/eviction
-	code=$(api -A 'kubectl/v1.37.2 (linux/amd64) kubernetes/drain' -X POST \
-		-d "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"$pod\",\"namespace\":\"pdb-lab\"},\"deleteOptions\":{\"dryRun\":[\"All\"]}}")
+	code=$(api -agent 'kubectl/v1.37.2 (linux/amd64) kubernetes/drain' -X POST "$path" \
+		"{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"$pod\",\"namespace\":\"pdb-lab\"},\"deleteOptions\":{\"dryRun\":[\"All\"]}}")
 	path=/api/v1/namespaces/pdb-lab/pods/$pod
-	code=$(api -A 'kwok/v0.8.0 (linux/amd64) kwok' -X DELETE)
+	code=$(api -agent 'kwok/v0.8.0 (linux/amd64) kwok' -X DELETE "$path")
 	[ "$code" = 200 ] || fail "the delete of $pod in kwok's agent: HTTP $code"
 done
 k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
@@ -123,7 +123,17 @@ for n in honest cheater idle; do
 done
 echo "class-test: honest $(score honest), cheater $cheat (the drain failed: the deletes were the student's), idle $(score idle); every report: held by the host"
 
-step "6. reset, status, down"
+step "6. the manifests for a school's Kubernetes cluster: the API server accepts each object (server-side dry run)"
+ak() { kubectl --kubeconfig "$CLASS_DIR/admin.kubeconfig" --context kwok-class-idle-admin "$@"; }
+lab/class/kubernetes/render.sh "$work/roster.txt" registry.school.example/opslab-lab:v1.37.2 lab.school.example >"$work/manifests.yaml"
+# A namespaced object's dry run needs its namespace to exist.
+ak create namespace opslab-class >/dev/null
+ak apply --dry-run=server -f "$work/manifests.yaml" | tee "$work/dryrun.txt"
+ak delete namespace opslab-class --wait=false >/dev/null
+want=$(grep -c '^kind: ' "$work/manifests.yaml")
+[ "$(grep -c 'server dry run' "$work/dryrun.txt")" = "$want" ] || fail "the dry run accepted $(grep -c 'server dry run' "$work/dryrun.txt") of $want objects"
+
+step "7. reset, status, down"
 "$class" reset cheater
 who=$(kubectl --kubeconfig "$S/cheater.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.username}')
 [ "$who" = opslab:learner ] || fail "cheater's kubeconfig no longer works after the reset"

@@ -63,8 +63,14 @@ names() {
 	[ $bad -eq 0 ]
 }
 
-# enrolled prints the names of the class, from its roster.
-enrolled() { [ -f "$dir/roster.txt" ] && awk '{print $1}' "$dir/roster.txt" || true; }
+# enrolled prints the names of the class: its roster's, and those of any
+# cluster an interrupted class.sh up made before it wrote the roster.
+enrolled() {
+	{
+		[ -f "$dir/roster.txt" ] && awk '{print $1}' "$dir/roster.txt"
+		ls -d "$KWOK_WORKDIR"/clusters/class-* 2>/dev/null | sed 's|.*/class-||'
+	} | sort -u || true
+}
 
 # server NAME prints the address kwokctl gave NAME's API server.
 server() { kubectl --kubeconfig "$admin" config view -o jsonpath="{.clusters[?(@.name==\"kwok-class-$1\")].cluster.server}"; }
@@ -176,7 +182,7 @@ up() {
 }
 
 status() {
-	[ -f "$dir/roster.txt" ] || die "no class in $dir; start one with class.sh up ROSTER HOST"
+	[ -n "$(enrolled)" ] || die "no class in $dir; start one with class.sh up ROSTER HOST"
 	local n health up mem p pid
 	printf '%-20s %-7s %9s %9s  %s\n' STUDENT HEALTH UPTIME MEMORY ADDRESS
 	for n in $(enrolled); do

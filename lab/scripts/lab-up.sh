@@ -118,7 +118,7 @@ echo "lab-up: creating cluster $name (kube-apiserver $KUBE_VERSION, etcd $ETCD_V
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! kwokctl_create --name "$name" "${port_args[@]}" "${kubeconfig_args[@]}" --wait 2m >"$log" 2>&1; then
-	logs=$HOME/.kwok/clusters/$name/logs
+	logs=${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/logs
 	failed=$(grep -oE '(kube-apiserver|kube-controller-manager|kube-scheduler|kwok-controller|etcd)' "$log" | tail -1 || true)
 	if [ -n "$failed" ] && [ -f "$logs/$failed.log" ]; then
 		echo "lab-up: last lines of $failed's log:" >&2
@@ -139,20 +139,27 @@ kubectl --context "$admin" create -f "$OPSLAB_ROOT/lab/nodes.yaml" >/dev/null
 # kubectl wait, which sets up a watch for each node.
 want=$(grep -c '^kind: Node$' "$OPSLAB_ROOT/lab/nodes.yaml")
 ready_query='{range .items[*]}{range .status.conditions[?(@.type=="Ready")]}{.status}{"\n"}{end}{end}'
-for _ in $(seq 600); do
+# The waits are by the clock: on a busy machine each kubectl takes longer.
+logs=${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/logs
+deadline=$((SECONDS + 60))
+while :; do
 	ready=$(kubectl --context "$admin" get nodes -o jsonpath="$ready_query" | grep -c '^True$' || true)
-	[ "$ready" -ge "$want" ] && break
+	[ "$ready" -ge "$want" ] || [ $SECONDS -ge $deadline ] && break
 	sleep 0.1
 done
-[ "$ready" -ge "$want" ] || die "only $ready of the lab's $want nodes became Ready within 60 s; run make lab-reset"
+if [ "$ready" -lt "$want" ]; then
+	# kwok marks them Ready: say why it did not, when its log does.
+	why=$(grep -o '"msg":"Failed to run server"[^}]*"err":"[^"]*"' "$logs/kwok-controller.log" 2>/dev/null | tail -n 1 | sed 's/.*"err":"//; s/"$//' || true)
+	die "only $ready of the lab's $want nodes became Ready within 60 s${why:+ (kwok: $why)}; run make lab-reset"
+fi
 # The controllers run under their own service accounts, so on a new cluster
 # the service account controller first waits for its own credentials; until
 # it has made namespace default's account, a lab's first pods would be
 # refused for want of theirs.
-for _ in $(seq 600); do
-	kubectl --context "$admin" -n default get serviceaccount default >/dev/null 2>&1 && break
+deadline=$((SECONDS + 60))
+until kubectl --context "$admin" -n default get serviceaccount default >/dev/null 2>&1; do
+	[ $SECONDS -lt $deadline ] ||
+		die "the service account controller made no account in 60 s (see $logs/kube-controller-manager.log); run make lab-reset"
 	sleep 0.1
 done
-kubectl --context "$admin" -n default get serviceaccount default >/dev/null 2>&1 ||
-	die "the service account controller made no account in 60 s (see $HOME/.kwok/clusters/$name/logs/kube-controller-manager.log); run make lab-reset"
 next_steps

@@ -25,6 +25,7 @@
 #     and judges by zone, so two such chapters on one cluster would change
 #     each other's timings. The part of a solution in a chapter's
 #     lab/later.sh runs after every lane, alone.
+#     Beside them, a class of three on this machine (lab/scripts/class-test.sh).
 #  5. Grading each solved cluster as the least-privileged grader, which must
 #     change nothing.
 #  6. The plants that need a cluster; the site, built with the results of
@@ -182,6 +183,8 @@ use_cluster() {
 	export KUBECONFIG=$LAB_CACHE/$1.kubeconfig
 }
 as_admin() { OPSLAB_CONTEXT=$OPSLAB_ADMIN_CONTEXT "$@"; }
+# The class's directory (lab/scripts/class-test.sh).
+class_dir=$LAB_CACHE/class-test
 # Chapter 2's solution records its zone-outage experiments here.
 export OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run.json
 # Every reference solution's step outputs must be the README's.
@@ -208,6 +211,8 @@ cleanup() {
 		pkill -f -- "/.kwok/clusters/$c/" 2>/dev/null || true
 	done
 	(use_cluster opslab-test && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
+	CLASS_DIR=$class_dir lab/scripts/class.sh down >/dev/null 2>&1 || true
+	pkill -f -- "$class_dir/" 2>/dev/null || true
 	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json || true
 	if [ $status -eq 0 ]; then
 		printf '\nmake test: all passed in %ds\n' $((SECONDS - start))
@@ -302,11 +307,23 @@ chapter() {
 	timed "$lane" "checks pass after it" labcheck --chapter "$n" --expect pass || return
 }
 
+# class_lane: a class of three on this machine (lab/scripts/class-test.sh):
+# clusters at 127.0.0.2, a chapter solved as a student, cheats, grading.
+class_lane() {
+	step "a class of three at 127.0.0.2 (lab/scripts/class-test.sh)"
+	timed class "a class of three: up, solve, cheat, grade, reset, down" \
+		env LABCHECK="$LAB_CACHE/labcheck" CLASS_DIR="$class_dir" lab/scripts/class-test.sh
+}
+
 lanes=()
 for dir in chapters/[0-9]*-*/; do lanes+=("${dir%/}"); done
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	for dir in "${lanes[@]}"; do (chapter "$dir") || exit; done
+	(class_lane) || exit
 else
+	step "the class in a lane of its own (log: .artifacts/lane-class.log)"
+	class_lane >.artifacts/lane-class.log 2>&1 &
+	class_pid=$!
 	declare -A lane_pid
 	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
@@ -323,6 +340,11 @@ else
 		cat ".artifacts/lane-$name.log"
 		[ $status -eq 0 ] || failed+=("$name")
 	done
+	status=0
+	wait "$class_pid" || status=$?
+	step "the class's lane: its output"
+	cat .artifacts/lane-class.log
+	[ $status -eq 0 ] || failed+=(class)
 	if [ ${#failed[@]} -gt 0 ]; then
 		echo "make test: these chapters failed: ${failed[*]}" >&2
 		exit 1
