@@ -234,6 +234,60 @@ func TestCheatsFail(t *testing.T) {
 				"pdb-node-drained": "claims to be kwok-controller",
 			},
 		},
+		{
+			// The budget refuses every eviction at the floor; the pods are
+			// then relabelled out of its selector (the replicaset controller
+			// lets them go and makes replacements) and drained with --force,
+			// which evicts them at once: no budget selects them any more. A
+			// pod that leaves the budget's selector has left its protection,
+			// when its labels changed, whatever removes it afterwards.
+			name: "relabelled-the-pods-out-of-the-budget-then-drained-with-force", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", check.DrainedNode)
+				l.budget(t, 3)
+				l.stall(t)
+				args := append([]string{"-n", ns, "label", "pod", "--overwrite"}, l.podsOn(t, check.DrainedNode)...)
+				l.kubectl(t, append(args, "app=web-old")...)
+				l.settled(t, 3, 3)
+				l.scale(t, 4)
+				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--force", "--timeout=60s")
+				l.settled(t, 4, 3)
+			},
+			want: map[string]string{
+				"pdb-eviction-allowed": "no refused pod was evicted later",
+				"pdb-node-drained":     "taken out of the budget's selector by kwok-admin (kubectl), not evicted",
+				"pdb-web-placed":       "below the floor of 2",
+			},
+		},
+		{
+			// A real delete, with the pod held Terminating by the power-off
+			// mark that keeps kwok from finishing it; then an eviction with
+			// the dry run named only in its body, which the server allows
+			// for a pod already going (and does not store); then the mark
+			// removed, so that kwok finishes the pod. The delete removed it,
+			// not the dry run that came after.
+			name: "deleted-the-pods-then-dry-run-evicted-them-in-the-body", onPdb3: true,
+			do: func(t *testing.T, l *lab) {
+				l.kubectl(t, "cordon", check.DrainedNode)
+				l.budget(t, 3)
+				l.stall(t)
+				l.scale(t, 4)
+				ctx := context.Background()
+				for _, p := range l.podsOn(t, check.DrainedNode) {
+					l.kubectl(t, "-n", ns, "label", "pod", p, "opslab.dev/power=off")
+					l.kubectl(t, "-n", ns, "delete", "pod", p, "--wait=false")
+					ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p, Namespace: ns}, DeleteOptions: &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}}
+					if err := l.k.PolicyV1().Evictions(ns).Evict(ctx, ev); err != nil {
+						t.Fatalf("dry-run eviction of %s, being deleted: %v", p, err)
+					}
+					l.kubectl(t, "-n", ns, "label", "pod", p, "opslab.dev/power-")
+					l.settled(t, 4, 3)
+				}
+			},
+			want: map[string]string{
+				"pdb-node-drained": "(kubectl), not evicted",
+			},
+		},
 	}
 
 	ctx := context.Background()
@@ -304,6 +358,17 @@ func (l *lab) claiming(t *testing.T, agent string) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// stall drains pdb-3 at the floor, as step 4 of the lab does: every
+// eviction is refused with 429 until the drain gives up.
+func (l *lab) stall(t *testing.T) {
+	t.Helper()
+	args := []string{"--kubeconfig", labenv.Kubeconfig(), "--context", labenv.Context(),
+		"drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=8s"}
+	if out, err := exec.Command("kubectl", args...).CombinedOutput(); err == nil {
+		t.Fatalf("the drain of %s at the floor finished; it should have stalled\n%s", check.DrainedNode, out)
+	}
 }
 
 func (l *lab) kubectl(t *testing.T, args ...string) string {

@@ -161,6 +161,21 @@ func read(ctx context.Context, kube kubernetes.Interface) (lab, error) {
 	return l, nil
 }
 
+// protects reports whether a pod with these labels is under a budget that
+// selects web's pods, as the eviction subresource matches them; with no
+// such budget, whether it is web's (app=web).
+func (l lab) protects(set map[string]string) bool {
+	if len(l.budgets) == 0 {
+		return webSelected(set)
+	}
+	for _, b := range l.budgets {
+		if sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector); err == nil && sel.Matches(labels.Set(set)) {
+			return true
+		}
+	}
+	return false
+}
+
 // drain reads the story of the drain of pdb-3: from the audit log when
 // there is one that covers the lab run, from the API alone otherwise. When
 // there is no drain to judge yet, it says why in the returned sentence.
@@ -195,7 +210,7 @@ func drain(ctx context.Context, c *labcheck.Cluster, l lab) (story, string, erro
 		s.NoAudit = fmt.Sprintf("the audit log %s begins after the lab began at %s", log.Path, clock(start))
 	default:
 		events := log.Window(start)
-		s = tell(events, Namespace, start, cordonRequest(events, DrainedNode, cordoned), pods)
+		s = tell(events, Namespace, start, cordonRequest(events, DrainedNode, cordoned), pods, l.protects)
 	}
 	return s, "", nil
 }

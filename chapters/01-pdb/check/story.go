@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,11 +32,17 @@ type webPod struct {
 
 func (p webPod) ready() bool { return !p.ReadyAt.IsZero() }
 
-// A removal is a web pod going away, and the request that made it go.
+// A removal is a web pod going away, and the request that made it go: an
+// eviction or a delete, or a change that took the pod out of its budget's
+// selector, after which no budget protects it, whatever removes it.
 type removal struct {
 	Pod string
 	At  time.Time
 	By  *audit.Event // nil when no request in the log removed it
+	// Left is set when By changed the pod and left it outside the
+	// budget's selector; Unsure, when the log keeps nothing of the change
+	// but that a person made it.
+	Left, Unsure bool
 }
 
 // evicted reports whether the pod went through the eviction API at a
@@ -51,6 +58,10 @@ func (r removal) how() string {
 	switch {
 	case r.By == nil:
 		return "removed with no request in the audit log"
+	case r.Unsure:
+		return "changed by " + r.By.Who() + " (" + r.By.Verb + " " + resource(*r.By) + "), which may have taken it out of the budget's selector: the log keeps nothing of the change"
+	case r.Left:
+		return "taken out of the budget's selector by " + r.By.Who()
 	case r.By.Is("create", "pods/eviction"):
 		return "evicted by " + r.By.Who()
 	case r.By.Verb == "deletecollection":
@@ -103,15 +114,61 @@ func controlPlane(actor string) bool {
 func isWeb(name string) bool { return strings.HasPrefix(name, App+"-") }
 
 // stored reports whether the server granted a request and kept its effect.
-// A dry run named in the query is not stored; one named only in the body
-// (as kubectl sends it) looks stored in a Metadata log, which is why a
-// removal is judged by the pod's going, not by the request alone.
+// A dry run is not stored, named in the query or in the body, which the lab's
+// policy keeps for evictions (lab/audit-policy.yaml); an eviction logged
+// without its body (another policy) may be a dry run that looks stored, see
+// bodiless.
 func stored(e audit.Event) bool { return e.OK() }
+
+// bodiless reports whether an eviction was logged without its body, so
+// that a dry run named there cannot be told from a real eviction.
+func bodiless(e audit.Event) bool { return e.Is("create", "pods/eviction") && e.Request == nil }
+
+// resource is "pods" or "pods/status".
+func resource(e audit.Event) string {
+	if e.Subresource == "" {
+		return e.Resource
+	}
+	return e.Resource + "/" + e.Subresource
+}
+
+// webSelected is the lab's budget selector, app=web: what protects a web
+// pod when no budget selects one.
+func webSelected(labels map[string]string) bool { return labels["app"] == App }
+
+// leaves reports whether a stored change to a pod left it outside the
+// budget's selector (protects): read from the pod the server answered
+// with, where the policy keeps it (lab/audit-policy.yaml keeps it for
+// changes to a pod, not its status). A person's change whose result the
+// log does not keep may have relabelled the pod: it counts as leaving,
+// unsure. A change by the control plane under its own name (the
+// replicaset controller letting a pod go or taking it, the node's agent
+// writing its status) follows the labels and does not write them.
+func leaves(e audit.Event, protects func(map[string]string) bool) (left, unsure bool) {
+	if e.Resource != "pods" || (e.Subresource != "" && e.Subresource != "status") || (e.Verb != "patch" && e.Verb != "update") {
+		return false, false
+	}
+	if e.Response != nil {
+		var pod struct {
+			Metadata struct {
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(e.Response, &pod) == nil {
+			return !protects(pod.Metadata.Labels), false
+		}
+	}
+	if e.FromControlPlane() {
+		return false, false
+	}
+	return true, true
+}
 
 // tell reads the story of the lab run from the audit log's events since
 // start (a Log.Since), for the namespace ns whose pods are web's, with
-// pdb-3 cordoned at cordoned.
-func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []webPod) story {
+// pdb-3 cordoned at cordoned; protects says whether a pod's labels put it
+// under web's budget.
+func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []webPod, protects func(map[string]string) bool) story {
 	s := story{Start: start, Cordoned: cordoned, Pods: pods, Audit: true, Seen: map[string]time.Time{}}
 	now := map[string]webPod{}
 	for _, p := range pods {
@@ -147,23 +204,37 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 			continue
 		}
 		r := removal{Pod: name}
-		// The request that removed a pod is the last eviction or delete
-		// before its node's agent finished it: a dry run in the body only
-		// does not make the pod go, so the request after it does.
+		// The request that removed a pod from its budget's protection is
+		// the first stored one that took it out of the budget's selector,
+		// evicted it or deleted it: once the pod is going, a later
+		// eviction is allowed without asking its budget, and changes
+		// nothing. An eviction logged without its body may have been a dry
+		// run; a request that removes the pod after it, before its node's
+		// agent finishes it, is the removal then.
+		var maybe *audit.Event
+	requests:
 		for i, e := range mine {
 			all := e.Verb == "deletecollection" && e.Subresource == ""
 			if e.Time.Before(first) || !stored(e) || (e.Name != name && !all) {
 				continue
 			}
-			if e.Is("delete", "pods") && e.FromNodeAgent() {
-				if r.By == nil {
-					r.By = &mine[i]
-				}
-				break
-			}
-			if e.Is("create", "pods/eviction") || e.Is("delete", "pods") || all {
+			left, unsure := leaves(e, protects)
+			switch {
+			case e.Is("delete", "pods") && e.FromNodeAgent():
+				r.By = cmp.Or(maybe, &mine[i])
+				break requests
+			case left:
+				r.By, r.Left, r.Unsure = &mine[i], true, unsure
+				break requests
+			case bodiless(e):
+				maybe = &mine[i]
+			case e.Is("create", "pods/eviction") || e.Is("delete", "pods") || all:
 				r.By = &mine[i]
+				break requests
 			}
+		}
+		if r.By == nil {
+			r.By = maybe
 		}
 		if r.By != nil {
 			r.At = r.By.Time
@@ -258,7 +329,10 @@ func judgeRoute(s story) verdict {
 	if len(bad) > 0 {
 		r := bad[0]
 		v.msg = fmt.Sprintf("%s left at %s, %s, not evicted: only the eviction API weighs a removal against the budget", r.Pod, clock(r.At), r.how())
-		if r.By != nil && r.By.Is("create", "pods/eviction") {
+		switch {
+		case r.Left:
+			v.msg = fmt.Sprintf("%s left the budget's protection at %s, %s, not evicted: a pod no budget selects is evicted without asking one", r.Pod, clock(r.At), r.how())
+		case r.By != nil && r.By.Is("create", "pods/eviction"):
 			v.msg = fmt.Sprintf("%s was evicted at %s in a controller's name (%s): the drain must be your own request", r.Pod, clock(r.At), r.By.Who())
 		}
 		if len(bad) > 1 {

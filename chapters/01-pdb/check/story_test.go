@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -119,6 +120,30 @@ func (r *run) refuse(sec, end float64, names ...string) *run {
 	return r
 }
 
+// label is a change to pod name's labels, logged with the pod it left
+// (app is its app label after the change); kept false, the log keeps no
+// body, as under a policy at level Metadata.
+func (r *run) label(sec float64, who audit.Event, name, app string, kept bool) *run {
+	r.log(sec, who, "patch", "pods", name, 200)
+	if kept {
+		e := &r.events[len(r.events)-1]
+		e.Request = json.RawMessage(fmt.Sprintf(`{"metadata":{"labels":{"app":%q}}}`, app))
+		e.Response = json.RawMessage(fmt.Sprintf(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":%q,"namespace":%q,"labels":{"app":%q,"pod-template-hash":"6f6d75687"}}}`, name, Namespace, app))
+	}
+	return r
+}
+
+// dryEvict is an eviction with its dry run named only in its body, logged
+// with that body as the lab's policy keeps it: audit.Parse reads it as a
+// dry run.
+func (r *run) dryEvict(sec float64, name string, code int) *run {
+	r.log(sec, learner, "create", "pods/eviction", name, code)
+	e := &r.events[len(r.events)-1]
+	e.Request = json.RawMessage(`{"kind":"Eviction","apiVersion":"policy/v1","metadata":{"name":"` + name + `"},"deleteOptions":{"dryRun":["All"]}}`)
+	e.DryRun = true
+	return r
+}
+
 func (r *run) del(sec float64, who audit.Event, name string) *run {
 	r.log(sec, who, "delete", "pods", name, 200)
 	r.gone(sec, name)
@@ -190,7 +215,7 @@ func (r *run) story() story {
 	// The log is read sorted by completion time, as audit.Parse sorts it.
 	events := append([]audit.Event(nil), r.events...)
 	sortEvents(events)
-	return tell(events, Namespace, r.t0, cordonRequest(events, DrainedNode, r.whole(r.cordon)), pods)
+	return tell(events, Namespace, r.t0, cordonRequest(events, DrainedNode, r.whole(r.cordon)), pods, webSelected)
 }
 
 func sortEvents(es []audit.Event) {
@@ -377,6 +402,92 @@ func TestJudges(t *testing.T) {
 				return r
 			},
 			want: map[string]string{"pdb-node-drained": pass, "pdb-eviction-allowed": pass},
+		},
+		{
+			name: "relabelled-out-of-the-budget-then-drained-with-force", reason: "refused at the floor, the pods are relabelled out of the budget's selector, and a forced drain evicts them at once, asking no budget",
+			run: func() *run {
+				r := started().cordoned(100).refuse(100.03, 110, "web-a", "web-b", "web-c")
+				for i, n := range []string{"web-a", "web-b", "web-c"} {
+					r.label(111+float64(i)*0.01, learner, n, "web-old", true)
+					r.log(111.05, replicaset, "patch", "pods", n, 200) // the controller lets it go
+					r.make(111.1, "web-"+string(rune('d'+i)), "pdb-1", 15)
+				}
+				r.make(130, "web-g", "pdb-2", 15)
+				for i, n := range []string{"web-a", "web-b", "web-c"} {
+					r.evict(150+float64(i)*0.005, n, 201)
+				}
+				return r
+			},
+			want: map[string]string{
+				"pdb-eviction-allowed": "no refused pod was evicted later",
+				"pdb-node-drained":     "web-a left the budget's protection at 12:01:51, taken out of the budget's selector by kwok-admin (kubectl), not evicted",
+				"pdb-web-placed":       "below the floor of 2",
+			},
+		},
+		{
+			name: "relabelled-in-a-log-without-bodies", reason: "a person's change to a web pod that the log keeps no body of may have relabelled it: it counts as leaving the budget",
+			run: func() *run {
+				r := solvedRun()
+				r.label(120, learner, "web-a", "web-old", false)
+				return r
+			},
+			want: map[string]string{"pdb-node-drained": "changed by kwok-admin (kubectl) (patch pods), which may have taken it out of the budget's selector"},
+		},
+		{
+			name: "status-relabelled", reason: "a pod's labels can be changed through its status too, which the log keeps no body of",
+			run: func() *run {
+				r := solvedRun()
+				r.log(120, learner, "update", "pods/status", "web-b", 200)
+				return r
+			},
+			want: map[string]string{
+				"pdb-node-drained": "web-b left the budget's protection at 12:02:00, changed by kwok-admin (kubectl) (update pods/status)",
+				"pdb-web-placed":   "wrote the status of web-b",
+			},
+		},
+		{
+			name: "labelled-within-the-budget", reason: "a change that leaves the pod's labels under the budget's selector takes nothing out of it",
+			run: func() *run {
+				r := solvedRun()
+				r.label(120, learner, "web-a", App, true)
+				return r
+			},
+			want: map[string]string{"pdb-budget-protects-web": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-web-placed": pass},
+		},
+		{
+			name: "deleted-then-dry-run-evicted-in-the-body", reason: "the pod held Terminating after a delete, a dry-run eviction (allowed for a pod already going) then the node finishing it: the delete removed it",
+			run: func() *run {
+				r := started().cordoned(100).refuse(100.03, 130, "web-a", "web-b", "web-c")
+				r.make(130, "web-d", "pdb-2", 15)
+				for i, n := range []string{"web-a", "web-b", "web-c"} {
+					at := 146 + float64(i)*16
+					r.label(at, learner, n, App, true)
+					r.log(at+0.1, learner, "delete", "pods", n, 200)
+					r.make(at+0.13, "web-"+string(rune('e'+i)), "pdb-1", 15)
+					r.dryEvict(at+0.2, n, 201)
+					r.label(at+0.3, learner, n, App, true)
+					r.gone(at+0.3, n)
+				}
+				return r
+			},
+			want: map[string]string{
+				"pdb-eviction-allowed": "no refused pod was evicted later",
+				"pdb-node-drained":     "web-a left at 12:02:26.100, deleted by kwok-admin (kubectl), not evicted",
+			},
+		},
+		{
+			name: "dry-runs-in-the-body-then-deleted", reason: "dry runs the log keeps the body of are no removal, before or after the delete",
+			run: func() *run {
+				r := started().cordoned(100)
+				r.make(110, "web-d", "pdb-2", 15)
+				for i, n := range []string{"web-a", "web-b", "web-c"} {
+					at := 130 + float64(i)*16
+					r.dryEvict(at, n, 201)
+					r.del(at+0.1, learner, n).make(at+0.13, "web-"+string(rune('e'+i)), "pdb-1", 15)
+				}
+				return r
+			},
+			want: map[string]string{"pdb-node-drained": "web-a left at 12:02:10.100, deleted by kwok-admin (kubectl), not evicted"},
 		},
 		{
 			name: "refused-then-deleted", reason: "refusals that the learner answered by deleting the pods: the drain never went on through the budget",
