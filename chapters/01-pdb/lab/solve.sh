@@ -5,12 +5,17 @@
 # It can be run twice in a row: it starts from lab/reset.sh. The outputs
 # the README quotes go through expect (lab/scripts/expect.sh), which checks
 # them against lab/expected/ under OPSLAB_EXPECT=check.
+#
+# Every step runs as the learner (OPSLAB_CONTEXT, kwok-opslab by default),
+# whose role (lab/learner.yaml) is all the lab needs; only lab/reset.sh, at
+# the start, acts as the admin (OPSLAB_ADMIN_CONTEXT).
 set -euo pipefail
 # The course's kubectl, whatever else is on the PATH (see make env).
 . "$(dirname "${BASH_SOURCE[0]}")/../../../lab/scripts/versions.sh"
 export PATH=$LAB_BIN:$PATH
 
 ctx="${OPSLAB_CONTEXT:-kwok-opslab}"
+admin="${OPSLAB_ADMIN_CONTEXT:-$ctx-admin}"
 lab="$(cd "$(dirname "$0")" && pwd)"
 . "$lab/../../../lab/scripts/expect.sh"
 k() { kubectl --context "$ctx" "$@"; }
@@ -20,7 +25,7 @@ step() { printf '\n== %s\n' "$*"; }
 run() { printf '$ kubectl %s\n' "$*"; k "$@"; }
 
 step "0. Start from a clean lab"
-OPSLAB_CONTEXT=$ctx "$lab/reset.sh"
+OPSLAB_CONTEXT=$ctx OPSLAB_ADMIN_CONTEXT=$admin "$lab/reset.sh"
 
 step "1. The application and its budget"
 run apply -f "$lab/namespace.yaml" -f "$lab/web.yaml" -f "$lab/budget.yaml"
