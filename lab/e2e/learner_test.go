@@ -12,6 +12,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -227,6 +228,26 @@ func TestLearnerCanDoTheLabs(t *testing.T) {
 	}
 	if _, err := cs.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		t.Errorf("listing FlowSchemas: %v", err)
+	}
+	// Writes of cluster-scoped objects pass the policy that keeps the
+	// learner out of the system namespaces (a dry run is admitted as a
+	// write is): a node's taint, a FlowSchema, a priority level.
+	dry := []string{metav1.DryRunAll}
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, "pdb-1", types.MergePatchType, []byte(`{"metadata":{"labels":{"opslab.dev/learner-e2e":"yes"}}}`), metav1.PatchOptions{DryRun: dry}); err != nil {
+		t.Errorf("labelling node pdb-1 (dry run): %v", err)
+	}
+	if _, err := cs.FlowcontrolV1().PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "learner-e2e"},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject}}},
+	}, metav1.CreateOptions{DryRun: dry}); err != nil {
+		t.Errorf("a priority level (dry run): %v", err)
+	}
+	if _, err := cs.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: "learner-e2e"},
+		Spec:       flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "learner-e2e"}},
+	}, metav1.CreateOptions{DryRun: dry}); err != nil {
+		t.Errorf("a FlowSchema (dry run): %v", err)
 	}
 	if _, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx); err != nil {
 		t.Errorf("GET /metrics: %v", err)
