@@ -2,9 +2,10 @@
 // Fairness). They judge where the API server puts traffic, not what the
 // objects say it should do:
 //
-//   - the runaway operator's traffic: every kind of request it made, read
-//     from the audit log (the policy keeps every request of apf-lab's
-//     accounts, reads included), together with the kinds the lab's
+//   - the runaway operator's traffic: every kind of request sent as it,
+//     read from the audit log (the policy keeps every request under
+//     apf-lab's accounts' tokens, reads included, and the writes of those
+//     who act as them), together with the kinds the lab's
 //     operator is known to make (package runaway), which are all there is
 //     to go on when no log is reachable;
 //   - where each kind goes: the checks send it again as the operator, by
@@ -333,11 +334,11 @@ func (v *view) traffic(ctx context.Context, c *labcheck.Cluster) (runawayKinds [
 	}
 	at := start.UTC().Format(time.TimeOnly)
 	if len(traffic) == 0 {
-		v.seen("audit log: no request of %s under its own token since %s was created at %s%s (%s sends some): judged from its %d known kinds of request",
+		v.seen("audit log: no request as %s since %s was created at %s%s (%s sends some): judged from its %d known kinds of request",
 			runaway.User, Namespace, at, covered, operatorCommand, known)
 	} else {
 		found := kinds(traffic)
-		v.seen("audit log: %d requests of %s under its own token since %s was created at %s%s, of %d kinds; with its %d known kinds, %d kinds judged",
+		v.seen("audit log: %d requests as %s (under its token, or acting as it) since %s was created at %s%s, of %d kinds; with its %d known kinds, %d kinds judged",
 			len(traffic), runaway.User, Namespace, at, covered, len(found), known, len(kinds(found, KnownRunawayRequests)))
 	}
 	v.seen("audit log: %d requests of the control plane since %s", len(reqs), at)

@@ -188,14 +188,17 @@ func asSeen(reqs []kube.Request) []kube.Request {
 // as the server reads them.
 var KnownRunawayRequests = asSeen(runaway.Requests)
 
-// operatorTraffic returns the requests the runaway operator sent under
-// its own identity, not an impersonation: those a learner could not
-// produce with kubectl --as, and the only ones the audit policy keeps of
-// the operator's reads.
+// operatorTraffic returns the requests sent as the runaway operator: under
+// its own token, or by a user acting as it (kubectl --as, or the operator
+// run with the learner's credentials, which may not ask for its token). The
+// server classifies both as the account's, so a schema for the operator
+// must take both; they only add kinds to judge. The audit policy keeps
+// every request under the account's token, reads included, and of those
+// sent by acting as it the writes only.
 func operatorTraffic(events []audit.Event) []kube.Request {
 	var out []kube.Request
 	for _, e := range events {
-		if e.Impersonated != "" || e.User != runaway.User {
+		if e.Actor() != runaway.User {
 			continue
 		}
 		if r, ok := requestOf(e); ok {

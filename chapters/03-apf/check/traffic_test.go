@@ -61,9 +61,11 @@ func TestRequestOf(t *testing.T) {
 func TestOperatorTraffic(t *testing.T) {
 	events := []audit.Event{
 		{User: runaway.User, Groups: saGroups, Verb: "list", URI: "/api/v1/namespaces/apf-lab/configmaps"},
-		// kubectl --as: the learner's own request, which the operator
-		// never made.
-		{User: "kwok-admin", Groups: adminGroups, Impersonated: runaway.User, Verb: "create", URI: "/api/v1/namespaces/apf-lab/configmaps?dryRun=All"},
+		// kubectl --as, or the operator run by the learner: classified as
+		// the account's all the same.
+		{User: "opslab:learner", Groups: []string{"opslab:learners", "system:authenticated"}, Impersonated: runaway.User, Verb: "create", URI: "/api/v1/namespaces/apf-lab/events"},
+		// Another account's request, acting as no one.
+		{User: "opslab:learner", Groups: []string{"opslab:learners", "system:authenticated"}, Verb: "create", URI: "/api/v1/namespaces/apf-lab/configmaps"},
 		{User: kube.ServiceAccountUser("apf-lab", "other"), Groups: saGroups, Verb: "list", URI: "/api/v1/pods"},
 		{User: runaway.User, Groups: saGroups, Verb: "list", URI: "/api/v1/secrets"},
 		{User: runaway.User, Groups: saGroups, Verb: "list", URI: "/api/v1/namespaces/apf-lab/configmaps?limit=1"},
@@ -71,10 +73,11 @@ func TestOperatorTraffic(t *testing.T) {
 	got := kinds(operatorTraffic(events))
 	want := []kube.Request{
 		{Verb: "list", Resource: "configmaps", Namespace: "apf-lab"},
+		{Verb: "create", Resource: "events", Namespace: "apf-lab"},
 		{Verb: "list", Resource: "secrets"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("kinds(operatorTraffic) (-want +got): only the operator's own requests, each kind once\n%s", diff)
+		t.Errorf("kinds(operatorTraffic) (-want +got): the requests sent as the operator, under its token or acting as it, each kind once\n%s", diff)
 	}
 }
 

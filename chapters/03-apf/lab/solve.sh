@@ -6,8 +6,10 @@
 # every request it sends as the lab's accounts is refused (403) after the
 # server has classified it, but for the operator's discovery request, which
 # any account may make. The runaway operator runs one pass of its loop
-# before the fix and one after, under its own account, so the audit log
-# holds every kind of request it makes. Each step's output that the
+# before the fix and one after, as its account (the learner may act as it,
+# not ask for its token). Every step runs as the learner ($ctx, the
+# context kwok-opslab by default), whose role allows each of them: this
+# script is the proof that it suffices. Each step's output that the
 # chapter's README shows is compared with lab/expected/ (expect, from
 # lab/scripts/expect.sh), so the README cannot drift from a real run. It
 # can run twice in a row: it starts by removing what an earlier run made.
@@ -52,7 +54,7 @@ whose() {
 		grep -F -f <(awk '{print $2}' "$1" | tr -d '\r') | awk '{print $1, $2}'
 }
 
-# mine sends one request as the learner does in step 1, with the admin's
+# mine sends one request as the learner does in step 1, with the learner's
 # own credentials, and names the schema and level its answer's headers give.
 mine() {
 	k get namespaces -v=8 2>&1 | grep -i 'x-kubernetes-pf-' | sed 's/^\s*//' >"$work/headers.txt"

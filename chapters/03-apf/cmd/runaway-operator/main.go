@@ -1,6 +1,8 @@
-// Runaway-operator runs chapter 3's runaway operator under its own service
-// account, apf-lab/runaway-operator, and prints where the API server
-// classifies each of its requests. See package runaway.
+// Runaway-operator runs chapter 3's runaway operator as its own service
+// account, apf-lab/runaway-operator (under the account's token when your
+// credentials may ask for one, else acting as it, as kubectl --as does), and
+// prints where the API server classifies each of its requests. See package
+// runaway.
 //
 // Usage:
 //

@@ -1,9 +1,13 @@
 // Package runaway is the lab's runaway operator: a controller written
 // without an informer cache, which asks the API server for the same things
 // on every pass of its loop. The lab's nodes run no containers, so it runs
-// on the learner's machine, under its own service account,
-// apf-lab/runaway-operator, with a token it asks the server for: the API
-// server, and its audit log, see the account itself, not an impersonation.
+// on the learner's machine, as its own service account,
+// apf-lab/runaway-operator. The lab's learner may not ask for the
+// account's token, but may act as the account, as kubectl --as does: the
+// server classifies the requests as the account's either way. With
+// credentials that may ask for a token (the admin's, which the chapter's
+// cheat tests use), it sends them under the account's own token, so that
+// the API server, and its audit log, see the account itself.
 //
 // It is a stand-in, not a flood: it sends one pass every few seconds, for a
 // few passes. The account has no permissions, so every request but the
@@ -20,6 +24,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -54,6 +59,29 @@ var Requests = []kube.Request{
 	{Verb: "create", Resource: "events", Namespace: Namespace},
 }
 
+// operatorConfig returns a client configuration that sends as the account:
+// under its own token when cfg's user may ask for one, else as cfg's user,
+// and then actAs is the account's user name, which each request impersonates.
+func operatorConfig(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, ttlWanted time.Duration) (_ *rest.Config, actAs string, _ error) {
+	ttl := int64(ttlWanted / time.Second)
+	if ttl < 600 {
+		ttl = 600
+	}
+	tr, err := client.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, Account,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
+	switch {
+	case apierrors.IsForbidden(err):
+		return rest.CopyConfig(cfg), User, nil
+	case err != nil:
+		return nil, "", fmt.Errorf("asking for a token of %s/%s: %w", Namespace, Account, err)
+	}
+	// Only the server and its CA are kept from cfg: the requests carry the
+	// account's token and nothing of the administrator's credentials.
+	asOperator := rest.AnonymousClientConfig(cfg)
+	asOperator.BearerToken = tr.Status.Token
+	return asOperator, "", nil
+}
+
 // Options say how long the operator runs.
 type Options struct {
 	Passes int           // passes of the loop; 0 runs until ctx ends
@@ -63,29 +91,22 @@ type Options struct {
 	TokenTTL time.Duration
 }
 
-// Run asks the server of cfg (whose user may create service account
-// tokens, as a cluster administrator may) for a token of the operator's
-// account, then sends Requests under that token, pass after pass, and
+// Run sends Requests as the operator's account, pass after pass, and
 // prints one line per request to out: the pass, the request, the status,
 // and the schema and level named by the answer's X-Kubernetes-PF-* headers.
+// It asks the server of cfg for a token of the account and sends under that
+// token; when cfg's user may not ask for one (the lab's learner may not),
+// it sends as cfg's user acting as the account (Impersonate-User), which
+// the learner may do.
 func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) error {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	ttl := int64(opts.TokenTTL / time.Second)
-	if ttl < 600 {
-		ttl = 600
-	}
-	tr, err := client.CoreV1().ServiceAccounts(Namespace).CreateToken(ctx, Account,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
+	asOperator, actAs, err := operatorConfig(ctx, cfg, client, opts.TokenTTL)
 	if err != nil {
-		return fmt.Errorf("asking for a token of %s/%s: %w", Namespace, Account, err)
+		return err
 	}
-	// Only the server and its CA are kept from cfg: the requests carry the
-	// account's token and nothing of the administrator's credentials.
-	asOperator := rest.AnonymousClientConfig(cfg)
-	asOperator.BearerToken = tr.Status.Token
 	asOperator.UserAgent = UserAgent
 	for pass := 1; opts.Passes == 0 || pass <= opts.Passes; pass++ {
 		if pass > 1 {
@@ -107,6 +128,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, out io.Writer) err
 			if seen, err := kube.Seen(r); err == nil {
 				what = kube.Describe(seen)
 			}
+			r.User = actAs // kube.Send impersonates a request's user, if any
 			p, err := kube.Send(ctx, asOperator, r)
 			if err != nil {
 				if ctx.Err() != nil {
