@@ -44,8 +44,18 @@ kwokctl_create() {
 	# (LAB_APISERVER_BIND=0.0.0.0, lab/scripts/class.sh); everything
 	# else stays on the loopback address (lab/kwokctl.yaml).
 	[ -n "${LAB_APISERVER_BIND:-}" ] && more+=("--extra-args=kube-apiserver=bind-address=$LAB_APISERVER_BIND")
+	# kwokctl picks its components' ports by trying them, from 32767
+	# down, and knows only the clusters of its own work directory: two
+	# creations at once (make test's, a class's, another checkout's) can
+	# pick the same port, and the second cluster's etcd or kwok dies. One
+	# creation at a time on this machine, then.
+	# (flock -o: the cluster's processes, which kwokctl leaves running,
+	# must not inherit the lock.)
+	local lock=${TMPDIR:-/tmp}/opslab-kwokctl-create.lock
+	flock -n "$lock" true 2>/dev/null ||
+		echo "lab: another lab cluster is being created on this machine; waiting for it (at most 5 minutes)" >&2
 	KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl \
-	"$LAB_BIN/kwokctl" create cluster --runtime binary "${more[@]}" \
+	flock -o -w 300 "$lock" "$LAB_BIN/kwokctl" create cluster --runtime binary "${more[@]}" \
 		--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
 		--kube-audit-policy "$OPSLAB_ROOT/lab/audit-policy.yaml" \
 		--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
