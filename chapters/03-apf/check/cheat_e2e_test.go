@@ -122,6 +122,10 @@ func TestCheatsFailChapter3(t *testing.T) {
 			docs: lab, edit: globalDefaultToExempt,
 			fail: map[string]string{exempt: "global-default is changed (priorityLevelConfiguration exempt", isolated: "the server's FlowSchema global-default is changed"},
 			pass: []string{narrow, tie}},
+		{name: "default level workload-low widened and kept so",
+			docs: lab, edit: widenWorkloadLow,
+			fail: map[string]string{narrow: "the server's PriorityLevelConfiguration workload-low is changed (nominalConcurrencyShares 1000"},
+			pass: []string{isolated, tie, exempt}},
 		{name: "runaway schema that also takes nodes and anonymous requests",
 			docs: []string{"tie.yaml", schemaDoc("apf-lab-runaway", 500, runawaySubject+nodesAndAnonymous, allRules)},
 			fail: map[string]string{isolated: "schema apf-lab-runaway also takes 2 other senders, such as system:node:node-1", narrow: "is not the runaway operator's alone: schema apf-lab-runaway also takes 2 other senders"},
@@ -308,6 +312,31 @@ spec:
       type: Queue
       queuing: {queues: 16, handSize: 4, queueLengthLimit: 20}
 `
+
+// widenWorkloadLow gives the server's level workload-low ten times its
+// shares and has it lend nothing, with the annotation that keeps the edit,
+// and returns how to put it back.
+func widenWorkloadLow(ctx context.Context, t *testing.T, client kubernetes.Interface) func() {
+	t.Helper()
+	pls := client.FlowcontrolV1().PriorityLevelConfigurations()
+	patch := `{"metadata":{"annotations":{"apf.kubernetes.io/autoupdate-spec":"false"}},"spec":{"limited":{"nominalConcurrencyShares":1000,"lendablePercent":0}}}`
+	if _, err := pls.Patch(ctx, "workload-low", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		ctx := context.Background()
+		pl, err := pls.Get(ctx, "workload-low", metav1.GetOptions{})
+		if err != nil {
+			t.Errorf("putting workload-low back: %v", err)
+			return
+		}
+		pl.Spec = *bootstrap.SuggestedPriorityLevelConfigurationWorkloadLow.Spec.DeepCopy()
+		pl.Annotations[flowcontrol.AutoUpdateAnnotationKey] = "true"
+		if _, err := pls.Update(ctx, pl, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("putting workload-low back: %v", err)
+		}
+	}
+}
 
 // globalDefaultToExempt points the server's own schema global-default at
 // exempt, with the annotation that keeps the ensurer from putting its
