@@ -43,14 +43,18 @@ const knownOnlyRules = "    resourceRules:\n" +
 // to send) lands in a narrow level of the learner's, or the tie probe's
 // get of a pod meets a tie, without the lab's behaviour: the operator's
 // other requests stay in workload-low, or the schema takes every
-// authenticated user, kube-controller-manager's controllers among them.
-// Each check must fail and say what is missing. The lab's reference
+// authenticated user, kube-controller-manager's controllers among them,
+// or nodes and anonymous requests; or the lab's objects stand, but a
+// default is changed and kept so by its annotation (global-default sent
+// to exempt, workload-low widened), or the narrow level may borrow up to
+// 612 seats. Each check must fail and say what is missing. The lab's reference
 // objects pass first, so a failure is the cheat's, not the setup's.
 //
 // It needs chapter 3's part of the cluster untouched (no namespace
 // apf-lab, no apf-lab-* schema or level), makes namespace apf-lab, runs the
 // operator for one pass under its own token, and takes everything away
-// again at the end, waiting for the namespace to go.
+// again at the end, the defaults it changed included, waiting for the
+// namespace to go. It runs as the admin, the strongest learner.
 func TestCheatsFailChapter3(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()

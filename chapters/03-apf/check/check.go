@@ -4,8 +4,8 @@
 //
 //   - the runaway operator's traffic: every kind of request sent as it,
 //     read from the audit log (the policy keeps every request under
-//     apf-lab's accounts' tokens, reads included, and the writes of those
-//     who act as them), together with the kinds the lab's
+//     apf-lab's accounts' tokens, reads included, and of what others send
+//     acting as them, some writes), together with the kinds the lab's
 //     operator is known to make (package runaway), which are all there is
 //     to go on when no log is reachable;
 //   - where each kind goes: the checks send it again as the operator, by

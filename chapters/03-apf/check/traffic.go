@@ -193,8 +193,9 @@ var KnownRunawayRequests = asSeen(runaway.Requests)
 // run with the learner's credentials, which may not ask for its token). The
 // server classifies both as the account's, so a schema for the operator
 // must take both; they only add kinds to judge. The audit policy keeps
-// every request under the account's token, reads included, and of those
-// sent by acting as it the writes only.
+// every request under the account's token, reads included. It is applied
+// before impersonation, so of those sent acting as the account it keeps
+// what it keeps of the sender's own: writes to config maps and events.
 func operatorTraffic(events []audit.Event) []kube.Request {
 	var out []kube.Request
 	for _, e := range events {
