@@ -16,9 +16,13 @@
 #     student's own deletes.
 #  5. labcheck grade --roster, as the instructor: honest passes every check,
 #     cheater fails the drain, idle fails everything; every report says its
-#     evidence was held by the host.
-#  6. The manifests of lab/class/kubernetes for a class of three pass a
-#     server-side dry run on a real API server.
+#     evidence was held by the host. A log a student hands in is refused.
+#  6. The manifests of lab/class/kubernetes for a class of three (each
+#     student's lab as a pod of the pinned releases' public images) pass a
+#     server-side dry run on a real API server, in both their forms
+#     (LoadBalancer and emptyDir; NodePort and PVCs); applied to idle's
+#     kwok cluster, every lab pod is scheduled and its setup Job completes;
+#     each component's flags are those idle's own lab cluster runs with.
 #  7. class.sh reset cheater keeps cheater's kubeconfig valid; status shows
 #     every cluster healthy; class.sh down removes them.
 #
@@ -122,16 +126,76 @@ for n in honest cheater idle; do
 	grep -q '^Custody: held by the host' "$work/grades/$n/report.txt" || fail "$n's report does not say the host held its evidence"
 done
 echo "class-test: honest $(score honest), cheater $cheat (the drain failed: the deletes were the student's), idle $(score idle); every report: held by the host"
+# A log a student hands in (here: honest's, renamed) is not their cluster's
+# live log: labcheck's own request of this grading is not in it.
+cp "$CLASS_DIR/kwok/clusters/class-honest/logs/audit.log" "$work/handed-in.log"
+echo "cheater $CLASS_DIR/admin.kubeconfig kwok-class-cheater-admin $work/handed-in.log" >"$work/handed-in.txt"
+labcheck grade --roster "$work/handed-in.txt" --chapter 1 --out "$work/grades-handed-in" >"$work/grade2.log" 2>&1 || true
+grep -q "is not this cluster's log" "$work/grades-handed-in/summary.csv" "$work/grade2.log" ||
+	{ cat "$work/grade2.log" "$work/grades-handed-in/summary.csv"; fail "a log handed in by a student was not refused"; }
+echo "class-test: a log handed in for cheater (honest's, copied) is refused: not this cluster's log"
 
-step "6. the manifests for a school's Kubernetes cluster: the API server accepts each object (server-side dry run)"
+step "6. the manifests for a school's Kubernetes cluster: dry run, applied to a kwok cluster, scheduled"
 ak() { kubectl --kubeconfig "$CLASS_DIR/admin.kubeconfig" --context kwok-class-idle-admin "$@"; }
-lab/class/kubernetes/render.sh "$work/roster.txt" registry.school.example/opslab-lab:v1.37.2 lab.school.example >"$work/manifests.yaml"
-# A namespaced object's dry run needs its namespace to exist.
-ak create namespace opslab-class >/dev/null
-ak apply --dry-run=server -f "$work/manifests.yaml" | tee "$work/dryrun.txt"
-ak delete namespace opslab-class --wait=false >/dev/null
-want=$(grep -c '^kind: ' "$work/manifests.yaml")
-[ "$(grep -c 'server dry run' "$work/dryrun.txt")" = "$want" ] || fail "the dry run accepted $(grep -c 'server dry run' "$work/dryrun.txt") of $want objects"
+render=lab/class/kubernetes/render.sh
+# Bad input: one line that says what is wrong, and no success.
+printf 'honest\nNot_A_Name\n' >"$work/bad-roster.txt"
+for bad in "$work/no-roster.txt" "$work/bad-roster.txt"; do
+	if out=$("$render" "$bad" lab.school.example "$work/k8s-bad" 2>&1 >/dev/null); then fail "render.sh accepted $bad"; fi
+	[ "$(wc -l <<<"$out")" = 1 ] || fail "render.sh on $bad: want one line, got: $out"
+	echo "class-test: $out"
+done
+k8s=$work/k8s
+"$render" "$work/roster.txt" lab.school.example "$k8s" >"$work/manifests.yaml"
+"$render" --nodeport 30443 --pvc 2Gi "$work/roster.txt" 192.0.2.10 "$work/k8s-nodeport" >"$work/manifests-nodeport.yaml"
+i=0
+for n in honest cheater idle; do
+	grep -q "server: https://$n.lab.school.example:6443$" "$k8s/students/$n.kubeconfig" || fail "$n's kubeconfig does not name $n.lab.school.example:6443"
+	grep -q "server: https://192.0.2.10:$((30443 + i))$" "$work/k8s-nodeport/students/$n.kubeconfig" || fail "$n's NodePort kubeconfig does not name port $((30443 + i))"
+	i=$((i + 1))
+	if grep -q 'kwok-admin\|127\.0\.0\.1' "$k8s/students/$n.kubeconfig"; then fail "$n's kubeconfig names the admin or a loopback address"; fi
+	# A namespaced object's dry run needs its namespace to exist.
+	ak create namespace "opslab-$n" --save-config >/dev/null
+done
+[ "$(wc -l <"$k8s/roster.txt")" = 3 ] || fail "render.sh's roster does not name three students"
+for m in manifests manifests-nodeport; do
+	ak apply --dry-run=server -f "$work/$m.yaml" >"$work/$m.dryrun"
+	want=$(grep -c '^kind: ' "$work/$m.yaml")
+	got=$(grep -c 'server dry run' "$work/$m.dryrun")
+	[ "$got" = "$want" ] || { cat "$work/$m.dryrun"; fail "the dry run of $m.yaml accepted $got of $want objects"; }
+	echo "class-test: $m.yaml: the API server accepted all $want objects (server dry run)"
+done
+ak apply -f "$work/manifests.yaml" >/dev/null
+# kwok's nodes run what the scheduler binds: wait by the clock until every
+# lab pod is bound and running and every setup Job has completed.
+placed() { ak -n "opslab-$1" get pod lab-0 -o jsonpath='{.spec.nodeName} {.status.phase}' 2>/dev/null || true; }
+set_up() { [ "$(ak -n "opslab-$1" get job lab-setup -o jsonpath='{.status.succeeded}' 2>/dev/null)" = 1 ]; }
+deadline=$((SECONDS + 120))
+for n in honest cheater idle; do
+	until [[ $(placed "$n") =~ ^[a-z0-9.-]+\ Running$ ]] && set_up "$n"; do
+		[ $SECONDS -lt $deadline ] || {
+			ak -n "opslab-$n" get pods,jobs -o wide
+			ak -n "opslab-$n" get events
+			fail "$n's lab pod was not scheduled and running, with its setup Job complete, within 120 s"
+		}
+		sleep 1
+	done
+	echo "class-test: opslab-$n: pod lab-0 $(ak -n "opslab-$n" get pod lab-0 -o jsonpath='{.status.phase} on node {.spec.nodeName}, {.status.containerStatuses[*].name}'); setup Job complete"
+done
+# Each component runs with the flags kwokctl gives it in idle's own lab
+# cluster (values differ only by paths and ports).
+for c in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
+	b=$c
+	[ "$c" = kwok ] && b=kwok-controller
+	pid=$(pgrep -f "^$CLASS_DIR/kwok/clusters/class-idle/bin/$b( |\$)" | head -n 1) || true
+	[ -n "$pid" ] || fail "found no $b process of idle's cluster"
+	lab=$(ps -o args= -p "$pid" | tr ' ' '\n' | grep '^--' | sed 's/=.*//' | sort -u | tr '\n' ' ')
+	pod=$(ak -n opslab-idle get statefulset lab -o jsonpath="{.spec.template.spec.containers[?(@.name==\"$c\")].command[*]}" |
+		tr ' ' '\n' | grep '^--' | sed 's/=.*//' | sort -u | tr '\n' ' ')
+	[ "$lab" = "$pod" ] || fail "$c's flags in the lab pod differ from the lab's: lab: $lab; pod: $pod"
+done
+echo "class-test: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok: the flags of idle's lab cluster"
+ak delete namespace opslab-honest opslab-cheater opslab-idle --wait=false >/dev/null
 
 step "7. reset, status, down"
 "$class" reset cheater
