@@ -14,7 +14,9 @@
 // $OPSLAB_ROOT. grade runs every step of the workspaces given and prints each
 // test's points, or writes Gradescope's results.json with -json; it judges
 // the learner's code by the chapter's tests, in a copy of the workspace, so
-// a test file edited in the workspace changes no point.
+// a test file edited in the workspace changes no point, and reads each
+// test's verdict from a pipe of its own (package seal), never from what
+// the test binary prints, which the learner's code can write.
 //
 // Usage:
 //
@@ -462,13 +464,13 @@ func (l *learner) grade(ctx context.Context, ws []learn.Workspace, out string) e
 			return fmt.Errorf("no workspace %s/ to grade", w.Dir())
 		}
 		// The learner's code with the chapter's tests, in a copy: a test
-		// edited to pass scores nothing. One go test for the whole track:
-		// each step's tests are read from its package's results.
+		// edited to pass scores nothing. One test binary a package, whose
+		// verdicts come through the seal, not its output (sealed.go).
 		g, done, err := w.ForGrading()
 		if err != nil {
 			return fmt.Errorf("preparing %s/ for grading: %w", w.Dir(), err)
 		}
-		runs := learn.RunTrack(ctx, g.Root, g.Dir(), g.Track)
+		runs := sealedRunTrack(ctx, g)
 		done()
 		ours := strings.NewReplacer(g.Dir(), w.Dir()).Replace
 		for i, st := range w.Track.Steps {
@@ -486,7 +488,7 @@ func (l *learner) grade(ctx context.Context, ws []learn.Workspace, out string) e
 				case res.Passed:
 					t.Score = 1
 				case !res.Ran:
-					t.Output = "did not run: a test before it panicked"
+					t.Output = "did not run: " + ours(strings.Join(res.Output, "\n"))
 				default:
 					t.Output = ours(strings.Join(res.Output, "\n"))
 				}
