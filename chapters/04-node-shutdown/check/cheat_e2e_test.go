@@ -340,11 +340,11 @@ func (h *hand) kubectlWith(kubeconfig, context, stdin string, args ...string) st
 	return out.String()
 }
 
-// power runs the lab's power switch.
+// power runs the lab's power switch, as the admin the tests run as.
 func (h *hand) power(action, node string) {
 	h.t.Helper()
 	cmd := exec.Command("bash", "../../../lab/scripts/power.sh", action, node)
-	cmd.Env = append(os.Environ(), "OPSLAB_CONTEXT="+labenv.Context(), "KUBECONFIG="+labenv.Kubeconfig())
+	cmd.Env = append(os.Environ(), "OPSLAB_CONTEXT="+labenv.Context(), "OPSLAB_ADMIN_CONTEXT="+labenv.Context(), "KUBECONFIG="+labenv.Kubeconfig())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		h.t.Fatalf("power.sh %s %s: %v\n%s", action, node, err, out)
 	}

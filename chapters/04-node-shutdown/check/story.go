@@ -54,13 +54,23 @@ func (l *life) deleted() *audit.Event {
 }
 
 // removed is the request that took it away: a pod's name is free only once it
-// is gone, so the last granted delete before that is the one. Nil while it
-// exists, or when nothing on record removed it.
+// is gone, so the last granted delete before that is the one. Last by when
+// its answer was complete, not by when it arrived: two deletes sent at once
+// (the taint eviction controller's, when the out-of-service taint comes, and
+// a force delete) are answered in the order the server stored them, and the
+// one that removed the pod is answered after the other, though it may have
+// arrived first. Nil while it exists, or when nothing on record removed it.
 func (l *life) removed() *audit.Event {
 	if !l.Gone || len(l.Deletes) == 0 {
 		return nil
 	}
-	return &l.Deletes[len(l.Deletes)-1]
+	last := &l.Deletes[0]
+	for i := range l.Deletes {
+		if !l.Deletes[i].Time.Before(last.Time) {
+			last = &l.Deletes[i]
+		}
+	}
+	return last
 }
 
 // terminatingAt reports whether it existed with a deletion pending at t.

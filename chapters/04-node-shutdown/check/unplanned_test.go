@@ -398,6 +398,15 @@ func TestJudgeUnplanned(t *testing.T) {
 			}),
 			wantFail: map[string]string{
 				"shutdown-podgc-deleted": "db-0 (uid uid-1) on shutdown-2 was force-deleted at 12:00:22 with the pod GC's token from system:serviceaccount:kube-system:pod-garbage-collector (kubectl) (with a borrowed token), not by the pod GC in the controller manager"}},
+		{name: "force delete with the pod GC's token, answered after the taint eviction controller's", reason: "the two deletes ran at once: the force delete arrived first and removed db-0, the controller's graceful one arrived later and was answered first; the one answered last removed the pod",
+			record: edit(solved, forceDeleted(podGCToken), func(r *record) {
+				r.drop(func(e audit.Event) bool { return !(e.Resource == "pods" && e.Verb == "delete" && e.Time.After(at(21))) })
+				forced, graceful := podGCToken.pod(22.04, "delete", "pods"), nodeCtl.pod(22.02, "delete", "pods")
+				forced.Received, graceful.Received = at(22), at(22.01)
+				r.add(forced, graceful, learner.req(10, "create", "serviceaccounts/token", "kube-system", "pod-garbage-collector", ""))
+			}),
+			wantFail: map[string]string{
+				"shutdown-podgc-deleted": "db-0 (uid uid-1) on shutdown-2 was force-deleted at 12:00:22.04 with the pod GC's token from system:serviceaccount:kube-system:pod-garbage-collector (kubectl) (with a borrowed token), not by the pod GC in the controller manager"}},
 		{name: "the pod GC's token with the controller manager's user agent", reason: "a token the learner made for the pod GC's account makes its every request suspect",
 			record: edit(solved, func(r *record) {
 				r.add(learner.req(10, "create", "serviceaccounts/token", "kube-system", "pod-garbage-collector", ""),

@@ -214,7 +214,8 @@ func db0(ns string) *corev1.Pod {
 func power(t *testing.T, action, node string) {
 	t.Helper()
 	cmd := exec.Command("bash", "../../../lab/scripts/power.sh", action, node)
-	cmd.Env = os.Environ()
+	// The tests run as the admin, the power switch's own context.
+	cmd.Env = append(os.Environ(), "OPSLAB_ADMIN_CONTEXT="+labenv.Context())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("power.sh %s %s: %v\n%s", action, node, err, out)
 	}
