@@ -94,7 +94,7 @@ lab-reset: ## remove the lab cluster and start a clean one
 
 # A class on one host (lab/scripts/class.sh): a lab cluster per student, the
 # evidence in CLASS_DIR (default .class), out of the students' reach.
-.PHONY: class-up class-status class-reset class-down
+.PHONY: class-up class-status class-reset class-down bench-class
 class-up: ## start (or resume) a lab cluster per student of ROSTER, answering at HOST; writes a kubeconfig per student and the grading roster
 	@test -n "$(ROSTER)" || { echo "make class-up needs ROSTER=file (one student name a line) and HOST=the name or address students reach this machine at" >&2; exit 2; }
 	@lab/scripts/class.sh up "$(ROSTER)" "$(HOST)"
@@ -105,6 +105,8 @@ class-reset: ## a fresh cluster for student NAME, their kubeconfig unchanged, th
 	@lab/scripts/class.sh reset "$(NAME)"
 class-down: ## remove every class cluster, archiving their audit logs
 	@lab/scripts/class.sh down
+bench-class: ## how many students this machine holds: start classes of 2, 5 and 10 (BENCH_SIZES), measure each cluster idle and busy, print a table
+	@lab/scripts/bench-class.sh
 
 .PHONY: test
 test: ## every test: go test ./..., then the end-to-end suite on a private cluster
