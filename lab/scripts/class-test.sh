@@ -88,25 +88,25 @@ k apply -f chapters/01-pdb/lab/namespace.yaml -f chapters/01-pdb/lab/web.yaml -f
 k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
 pod=$(k -n pdb-lab get pods -o jsonpath='{.items[0].metadata.name}')
 path=/api/v1/namespaces/pdb-lab/pods/$pod/binding
-code=$(api -agent 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST "$path" \
+code=$(api -agent "kube-scheduler/$KUBE_VERSION (linux/amd64) kubernetes/scheduler" -X POST "$path" \
 	"{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"$pod\"},\"target\":{\"kind\":\"Node\",\"name\":\"pdb-1\"}}")
 [ "$code" = 403 ] || fail "a binding in the scheduler's agent: HTTP $code, want 403"
 path=/api/v1/namespaces/pdb-lab/events
-code=$(api -agent 'kube-scheduler/v1.37.2 (linux/amd64) kubernetes/scheduler' -X POST "$path" \
+code=$(api -agent "kube-scheduler/$KUBE_VERSION (linux/amd64) kubernetes/scheduler" -X POST "$path" \
 	"{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"forged\"},\"involvedObject\":{\"kind\":\"Pod\",\"namespace\":\"pdb-lab\",\"name\":\"$pod\"},\"reason\":\"Scheduled\",\"source\":{\"component\":\"default-scheduler\"}}")
 [ "$code" = 403 ] || fail "a Scheduled event in the scheduler's agent: HTTP $code, want 403"
 path=/api/v1/namespaces/kube-system/serviceaccounts/pod-garbage-collector/token
-code=$(api -agent 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/pod-garbage-collector' -X POST "$path" \
+code=$(api -agent "kube-controller-manager/$KUBE_VERSION (linux/amd64) kubernetes/pod-garbage-collector" -X POST "$path" \
 	'{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}')
 [ "$code" = 403 ] || fail "a pod-garbage-collector token in the controller manager's agent: HTTP $code, want 403"
 echo "class-test: a binding, a Scheduled event and a controller's token, each in a component's agent: 403, 403, 403"
 k cordon pdb-3 >/dev/null
 for pod in $(k -n pdb-lab get pods --field-selector spec.nodeName=pdb-3 -o jsonpath='{.items[*].metadata.name}'); do
 	path=/api/v1/namespaces/pdb-lab/pods/$pod/eviction
-	code=$(api -agent 'kubectl/v1.37.2 (linux/amd64) kubernetes/drain' -X POST "$path" \
+	code=$(api -agent "kubectl/$KUBE_VERSION (linux/amd64) kubernetes/drain" -X POST "$path" \
 		"{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"$pod\",\"namespace\":\"pdb-lab\"},\"deleteOptions\":{\"dryRun\":[\"All\"]}}")
 	path=/api/v1/namespaces/pdb-lab/pods/$pod
-	code=$(api -agent 'kwok/v0.8.0 (linux/amd64) kwok' -X DELETE "$path")
+	code=$(api -agent "kwok/$KWOK_VERSION (linux/amd64) kwok" -X DELETE "$path")
 	[ "$code" = 200 ] || fail "the delete of $pod in kwok's agent: HTTP $code"
 done
 k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
