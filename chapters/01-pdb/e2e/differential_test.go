@@ -422,7 +422,7 @@ func writeReplay(t *testing.T, s diffScenario) string {
 func play(ctx context.Context, t *testing.T, cfg *envconf.Config, k kubernetes.Interface, s diffScenario) *diffResult {
 	res := &diffResult{}
 	ns := labenv.Namespace(ctx, t, k, "pdb-diff-")
-	r := cfg.Client().Resources(ns)
+	r := resourcesIn(t, cfg, ns)
 	defer k.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 
 	// The model: groups as controllers. Pods that start Ready come from

@@ -83,7 +83,7 @@ func TestModelMatchesEvictionAPI(t *testing.T) {
 					if slices.ContainsFunc(s.budgets, func(b budgetSpec) bool { return b.everything }) {
 						space = labenv.Namespace(ctx, t, k, cfg.Namespace()+"-")
 					}
-					compare(ctx, t, k, cfg.Client().Resources(space), space, fmt.Sprintf("s%d", i), s)
+					compare(ctx, t, k, resourcesIn(t, cfg, space), space, fmt.Sprintf("s%d", i), s)
 				})
 			}
 			return ctx

@@ -19,6 +19,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/e2e-framework/klient/k8s"
+	"sigs.k8s.io/e2e-framework/klient/k8s/resources"
 	"sigs.k8s.io/e2e-framework/pkg/env"
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/envfuncs"
@@ -38,6 +39,20 @@ func TestMain(m *testing.M) {
 	testenv.Setup(envfuncs.CreateNamespace(ns), labenv.ServiceAccountReady(ns))
 	testenv.Finish(envfuncs.DeleteNamespace(ns))
 	os.Exit(testenv.Run(m))
+}
+
+// resourcesIn is a client of its own for namespace ns. The environment's
+// cfg.Client().Resources(ns) sets the namespace of the one Resources its
+// client keeps (WithNamespace changes it in place), so that tests side by
+// side, as the differential's cases are, list each other's namespaces: a
+// case waited for the late pods of another, which never came.
+func resourcesIn(t *testing.T, cfg *envconf.Config, ns string) *resources.Resources {
+	t.Helper()
+	r, err := resources.New(cfg.Client().RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.WithNamespace(ns)
 }
 
 // podReady reports whether a pod's Ready condition is True.

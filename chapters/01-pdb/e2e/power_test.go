@@ -54,7 +54,7 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 			if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"}), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			cond := conditions.New(cfg.Client().Resources(ns))
+			cond := conditions.New(resourcesIn(t, cfg, ns))
 			var pods corev1.PodList
 			labenv.Poll(ctx, t, 60*time.Second, "web Ready on "+powerNode, cond.ResourceListMatchN(&pods, 1, isReady))
 			labenv.Poll(ctx, t, 30*time.Second, "web counted by its budget", cond.ResourceMatch(

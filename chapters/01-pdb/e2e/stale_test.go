@@ -84,7 +84,7 @@ func fastSlowModel(t *testing.T, prefer string) *pdb.Cluster {
 // playFastSlow plays one copy and returns the budget the controller synced.
 func playFastSlow(ctx context.Context, t *testing.T, cfg *envconf.Config, k kubernetes.Interface) string {
 	ns := labenv.Namespace(ctx, t, k, "pdb-stale-")
-	cond := conditions.New(cfg.Client().Resources(ns))
+	cond := conditions.New(resourcesIn(t, cfg, ns))
 	deployGroupLabels(ctx, t, k, ns, "fast", map[string]string{"app": "fast", "tier": "a"}, "")
 	deployGroupLabels(ctx, t, k, ns, "slow", map[string]string{"app": "slow", "tier": "a"}, "15s")
 	// Each deployment has one pod: two match when both do.
