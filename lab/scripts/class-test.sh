@@ -22,7 +22,9 @@
 #     server-side dry run on a real API server, in both their forms
 #     (LoadBalancer and emptyDir; NodePort and PVCs); applied to idle's
 #     kwok cluster, every lab pod is scheduled and its setup Job completes;
-#     each component's flags are those idle's own lab cluster runs with.
+#     each component's flags are those idle's own lab cluster runs with;
+#     honest's pod, run with the pinned binaries (local.sh), serves the
+#     student's kubeconfig as the learner and audits each component.
 #  7. class.sh reset cheater keeps cheater's kubeconfig valid; status shows
 #     every cluster healthy; class.sh down removes them.
 #
@@ -195,6 +197,14 @@ for c in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
 	[ "$lab" = "$pod" ] || fail "$c's flags in the lab pod differ from the lab's: lab: $lab; pod: $pod"
 done
 echo "class-test: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok: the flags of idle's lab cluster"
+# kwok starts no container: run honest's lab pod, as idle's API server holds
+# it, with the pinned binaries in a network namespace of its own.
+if unshare -rn true 2>/dev/null; then
+	lab/class/kubernetes/local.sh "$CLASS_DIR/admin.kubeconfig" kwok-class-idle-admin opslab-honest "$k8s/students/honest.kubeconfig" |
+		sed 's/^local:/class-test: honest'"'"'s lab pod on this machine:/'
+else
+	echo "class-test: NOT RUN: honest's lab pod on this machine (lab/class/kubernetes/local.sh) needs unshare -rn, which this machine refuses"
+fi
 ak delete namespace opslab-honest opslab-cheater opslab-idle --wait=false >/dev/null
 
 step "7. reset, status, down"
