@@ -63,6 +63,7 @@ while IFS= read -r n || [ -n "$n" ]; do
 	[ -n "$n" ] || continue
 	[[ $n =~ ^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$ ]] ||
 		die "$roster line $line: \"$n\" cannot name a lab; use lower-case letters, digits and dashes (at most 40)"
+	case " ${names[*]} " in *" $n "*) die "$roster line $line: \"$n\" is in the roster twice" ;; esac
 	names+=("$n")
 done <"$roster"
 [ ${#names[@]} -gt 0 ] || die "roster $roster names no student"
@@ -179,7 +180,7 @@ for n in "${names[@]}"; do
 		volumes="      - name: etcd-data"$'\n'"        emptyDir: {}"$'\n'"      - name: audit"$'\n'"        emptyDir: {}"
 	fi
 	{
-	cat <<EOF
+		cat <<EOF
 # The lab's certificates and the components' kubeconfigs (render.sh, from
 # lab/scripts/pki.sh). The CA's key stays with the instructor.
 apiVersion: v1
@@ -190,10 +191,10 @@ metadata:
 type: Opaque
 data:
 EOF
-	for f in ca.crt admin.crt admin.key kube-scheduler.kubeconfig kube-controller-manager.kubeconfig kwok-controller.kubeconfig admin.kubeconfig; do
-		echo "  $f: $(b64 "$pki/$f")"
-	done
-	cat <<EOF
+		for f in ca.crt admin.crt admin.key kube-scheduler.kubeconfig kube-controller-manager.kubeconfig kwok-controller.kubeconfig admin.kubeconfig; do
+			echo "  $f: $(b64 "$pki/$f")"
+		done
+		cat <<EOF
 ---
 # The audit policy (lab/audit-policy.yaml) and kwok's stages (the Stage
 # documents of lab/kwokctl.yaml), as make lab-up gives them.
@@ -204,9 +205,9 @@ metadata:
   namespace: $ns
 data:
 EOF
-	yaml_file audit-policy.yaml "$OPSLAB_ROOT/lab/audit-policy.yaml"
-	yaml_file kwok.yaml "$stages"
-	cat <<EOF
+		yaml_file audit-policy.yaml "$OPSLAB_ROOT/lab/audit-policy.yaml"
+		yaml_file kwok.yaml "$stages"
+		cat <<EOF
 ---
 # What the setup Job applies: the learner's role and the lab's nodes.
 apiVersion: v1
@@ -216,9 +217,9 @@ metadata:
   namespace: $ns
 data:
 EOF
-	yaml_file learner.yaml "$OPSLAB_ROOT/lab/learner.yaml"
-	yaml_file nodes.yaml "$OPSLAB_ROOT/lab/nodes.yaml"
-	echo "---"
+		yaml_file learner.yaml "$OPSLAB_ROOT/lab/learner.yaml"
+		yaml_file nodes.yaml "$OPSLAB_ROOT/lab/nodes.yaml"
+		echo "---"
 	} >"$gen"
 	node_port=
 	[ -n "$nodeport" ] && node_port="    nodePort: $port"
