@@ -115,7 +115,7 @@ done
 # claim's tests fail: the plants whose inputs changed since the verdicts
 # each chapter's plants/verdicts.sum records run again (cmd/proofs); those
 # that need a cluster run once the lanes are done.
-proofs() { as_admin go run ./cmd/proofs "$@"; }
+proofs() { go run ./cmd/proofs "$@"; }
 step "proofs: the plants whose inputs changed"
 timed main "proofs: plants whose inputs changed" proofs
 
@@ -384,7 +384,7 @@ done
 
 use_cluster opslab-test
 step "proofs that need a cluster, on opslab-test"
-timed main "proofs: plants that need a cluster" proofs -cluster
+timed main "proofs: plants that need a cluster" as_admin proofs -cluster
 
 # collect waits for a step that ran in the background, prints its log and
 # fails make test if it failed: collect PID LOG WHAT.
