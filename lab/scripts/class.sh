@@ -202,7 +202,7 @@ status() {
 reset() {
 	local n=$1 pki port keep
 	HOST=$(cat "$dir/host" 2>/dev/null) || die "no class in $dir"
-	enrolled | grep -qx "$n" || die "$n is not in this class; the class is: $(enrolled | paste -sd' ')"
+	grep -qx -- "$n" <<<"$(enrolled)" || die "$n is not in this class; the class is: $(enrolled | paste -sd' ')"
 	pki=$KWOK_WORKDIR/clusters/class-$n/pki
 	[ -s "$pki/ca.key" ] || die "cluster class-$n has no certificates to keep; run class.sh up with a roster that names $n"
 	port=$(server "$n")
@@ -211,6 +211,8 @@ reset() {
 	keep=$(mktemp -d)
 	cp -a "$pki" "$keep/pki"
 	OPSLAB_CLUSTER=class-$n KUBECONFIG=$admin "$OPSLAB_ROOT/lab/scripts/lab-down.sh" >/dev/null
+	pkill -f -- "/clusters/class-$n/" 2>/dev/null || true
+	[ ! -f "$KWOK_WORKDIR/clusters/class-$n/kwok.yaml" ] || die "cluster class-$n is still there after lab-down; run class.sh down, then up"
 	mkdir -p "$KWOK_WORKDIR/clusters/class-$n"
 	cp -a "$keep/pki" "$pki"
 	rm -rf "$keep"

@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
 name=${OPSLAB_CLUSTER:-opslab}
 kwokctl=$LAB_BIN/kwokctl
-if [ ! -x "$kwokctl" ] || ! "$kwokctl" get clusters 2>/dev/null | grep -qx "$name"; then
+if [ ! -x "$kwokctl" ] || ! lab_cluster_listed "$name"; then
 	echo "lab-down: no cluster named $name is up; nothing to do"
 	exit 0
 fi

@@ -81,7 +81,7 @@ EON
 	fi
 }
 
-if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
+if lab_cluster_listed "$name"; then
 	if healthy; then
 		echo "lab-up: reusing cluster $name, which is up and healthy"
 		if [ ! -f "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/logs/audit.log" ]; then

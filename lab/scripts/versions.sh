@@ -13,6 +13,16 @@ KUBE_MINOR=${KUBE_MINOR%%.*}
 LAB_CACHE=${LAB_CACHE:-$OPSLAB_ROOT/.cache/lab}
 LAB_BIN=$LAB_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION
 
+# lab_cluster_listed NAME: whether kwokctl lists a cluster of that name. The
+# list is read whole before it is searched: kwokctl prints a line per cluster,
+# and grep -q leaving at the first match can kill it with SIGPIPE before the
+# next line, which pipefail turns into "not listed".
+lab_cluster_listed() {
+	local all
+	all=$("$LAB_BIN/kwokctl" get clusters 2>/dev/null) || return 1
+	grep -qx -- "$1" <<<"$all"
+}
+
 # kwokctl_create creates a cluster from the course's configuration with the
 # cached binaries; lab-up and bench-lab both create clusters this way. The
 # API server keeps an audit log by lab/audit-policy.yaml, in

@@ -127,6 +127,10 @@ printf '$ kubectl get --raw /metrics | grep the nominal seats of apf-lab-runaway
 expect seats seats
 
 step "6. the exempt list, and schemas that dangle"
+# The configuration controller classifies by a new schema before it writes
+# the schema's Dangling condition: wait for the condition, as a reader who
+# types the command a few seconds later sees it.
+k wait --for=condition=Dangling=False flowschema/apf-lab-runaway flowschema/apf-lab-tie-a flowschema/apf-lab-tie-b --timeout=60s >/dev/null
 printf '$ kubectl get flowschemas -o custom-columns=NAME,LEVEL,DANGLING | grep apf-lab-; apfctl exempt\n'
 expect exempt exempt_list
 

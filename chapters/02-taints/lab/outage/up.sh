@@ -16,7 +16,7 @@ start=$SECONDS
 [ -x "$LAB_BIN/kwokctl" ] || "$OPSLAB_ROOT/lab/scripts/build-binaries.sh"
 mkdir -p "$LAB_CACHE"
 go build -o "$LAB_CACHE/outage" "$OPSLAB_ROOT/chapters/02-taints/cmd/outage"
-if kwokctl get clusters 2>/dev/null | grep -qx "$name"; then
+if lab_cluster_listed "$name"; then
 	echo "outage-up: cluster $name exists; starting it if stopped"
 	kwokctl start cluster --name "$name" >/dev/null 2>&1 || true
 else
