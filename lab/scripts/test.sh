@@ -204,13 +204,16 @@ cleanup() {
 	# still running.
 	for pid in $(jobs -p); do kill_tree "$pid"; done
 	step "removing the test clusters and the scale cluster"
+	# Each cluster with the scale cluster chapter 2's lane made beside it
+	# (NAME-scale), if it made one.
 	for c in "${clusters[@]}"; do
+		(use_cluster "$c" && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
 		(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
 		# A run once left a cluster's processes up after kwokctl had
 		# deleted it: none may outlive make test.
 		pkill -f -- "/.kwok/clusters/$c/" 2>/dev/null || true
+		pkill -f -- "/.kwok/clusters/$c-scale/" 2>/dev/null || true
 	done
-	(use_cluster opslab-test && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
 	CLASS_DIR=$class_dir lab/scripts/class.sh down >/dev/null 2>&1 || true
 	pkill -f -- "$class_dir/" 2>/dev/null || true
 	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json || true
