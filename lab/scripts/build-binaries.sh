@@ -56,7 +56,7 @@ trap cleanup EXIT
 trap 'echo "lab-binaries: interrupted; nothing half-built was left in the cache" >&2; exit 130' INT TERM
 
 echo "lab-binaries: building $n of $all binaries into ${LAB_BIN#$OPSLAB_ROOT/}"
-echo "lab-binaries: the first build compiles about 2,900 packages (five to eight minutes on 2 cores); later runs reuse the cache"
+echo "lab-binaries: the first build compiles about 2,900 packages (about seven minutes on 2 idle cores); later runs reuse the cache"
 start=$SECONDS
 
 # build GROUP LDFLAGS ENTRY...: one go build for the entries, with progress
