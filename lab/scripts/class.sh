@@ -199,6 +199,13 @@ status() {
 	done
 }
 
+# remove NAME removes NAME's cluster, and stops whatever of it is still
+# running after kwokctl has deleted it.
+remove() {
+	OPSLAB_CLUSTER=class-$1 KUBECONFIG=$admin "$OPSLAB_ROOT/lab/scripts/lab-down.sh" >/dev/null
+	pkill -f -- "/clusters/class-$1/" 2>/dev/null || true
+}
+
 reset() {
 	local n=$1 pki port keep
 	HOST=$(cat "$dir/host" 2>/dev/null) || die "no class in $dir"
@@ -210,8 +217,7 @@ reset() {
 	archive "$n"
 	keep=$(mktemp -d)
 	cp -a "$pki" "$keep/pki"
-	OPSLAB_CLUSTER=class-$n KUBECONFIG=$admin "$OPSLAB_ROOT/lab/scripts/lab-down.sh" >/dev/null
-	pkill -f -- "/clusters/class-$n/" 2>/dev/null || true
+	remove "$n"
 	[ ! -f "$KWOK_WORKDIR/clusters/class-$n/kwok.yaml" ] || die "cluster class-$n is still there after lab-down; run class.sh down, then up"
 	mkdir -p "$KWOK_WORKDIR/clusters/class-$n"
 	cp -a "$keep/pki" "$pki"
@@ -226,8 +232,7 @@ down() {
 	local n
 	for n in $(enrolled); do
 		archive "$n"
-		OPSLAB_CLUSTER=class-$n KUBECONFIG=$admin "$OPSLAB_ROOT/lab/scripts/lab-down.sh" >/dev/null
-		pkill -f -- "/clusters/class-$n/" 2>/dev/null || true
+		remove "$n"
 		rm -f "$dir/students/$n.kubeconfig"
 		echo "class: removed $n's cluster"
 	done
