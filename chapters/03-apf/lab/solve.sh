@@ -129,8 +129,14 @@ expect seats seats
 step "6. the exempt list, and schemas that dangle"
 # The configuration controller classifies by a new schema before it writes
 # the schema's Dangling condition: wait for the condition, as a reader who
-# types the command a few seconds later sees it.
-k wait --for=condition=Dangling=False flowschema/apf-lab-runaway flowschema/apf-lab-tie-a flowschema/apf-lab-tie-b --timeout=60s >/dev/null
+# types the command a few seconds later sees it. It writes a name's status
+# at most six times a minute and puts a seventh off by 30 to 74 s
+# (shouldDelayUpdate in apf_controller.go), which a run right after the
+# cheat tests, or a third run of this script within the minute, meets.
+if ! k wait --for=condition=Dangling=False flowschema/apf-lab-runaway flowschema/apf-lab-tie-a flowschema/apf-lab-tie-b --timeout=5s >/dev/null 2>&1; then
+	echo "(the server has put off writing the schemas' status: it writes a name's at most six times a minute; waiting up to 90 s)" >&2
+	k wait --for=condition=Dangling=False flowschema/apf-lab-runaway flowschema/apf-lab-tie-a flowschema/apf-lab-tie-b --timeout=90s >/dev/null
+fi
 printf '$ kubectl get flowschemas -o custom-columns=NAME,LEVEL,DANGLING | grep apf-lab-; apfctl exempt\n'
 expect exempt exempt_list
 
