@@ -24,10 +24,13 @@
 #     its own beyond the first: the node lifecycle controller rate-limits
 #     and judges by zone, so two such chapters on one cluster would change
 #     each other's timings. The part of a solution in a chapter's
-#     lab/later.sh runs after every lane, alone.
+#     lab/later.sh runs once its lane has passed and the machine has
+#     settled: the browser tests and cross-builds done, every lane past its
+#     cheat tests.
 #     Beside them, a class of three on this machine (lab/scripts/class-test.sh).
 #  5. Grading each solved cluster as the least-privileged grader, which must
-#     change nothing.
+#     change nothing: the clusters at once, each as soon as its chapters
+#     (lab/later.sh included) are done.
 #  6. The plants that need a cluster; the site, built with the results of
 #     every suite: a proof whose test failed or did not run fails the build;
 #     each chapter's figures against the budgets of its shape.
@@ -47,7 +50,7 @@ start=$SECONDS
 step() { printf '\n== [%4ds] %s\n' $((SECONDS - start)) "$*"; }
 
 mkdir -p .artifacts "$LAB_CACHE"
-rm -f .artifacts/*-results.json .artifacts/timings.json
+rm -f .artifacts/*-results.json .artifacts/timings.json .artifacts/*.done
 go build -o "$LAB_CACHE/testlog" ./lab/testlog
 go build -o "$LAB_CACHE/timings" ./lab/timings
 testlog() { "$LAB_CACHE/testlog" "$@"; }
@@ -130,7 +133,12 @@ browser() { go test -tags browser -count=1 -timeout 40m -json ./site/browsertest
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	timed browser "browser tests" browser
 else
-	timed browser "browser tests" browser >.artifacts/browser.log 2>&1 &
+	(
+		status=0
+		timed browser "browser tests" browser || status=$?
+		touch .artifacts/browser.done
+		exit $status
+	) >.artifacts/browser.log 2>&1 &
 	browser_pid=$!
 fi
 
@@ -141,7 +149,12 @@ step "labcheck's cross-builds (beside the cluster's steps; log in .artifacts/dis
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	timed dist "labcheck's cross-builds" lab/scripts/dist.sh
 else
-	timed dist "labcheck's cross-builds" nice -n 19 lab/scripts/dist.sh >.artifacts/dist.log 2>&1 &
+	(
+		status=0
+		timed dist "labcheck's cross-builds" nice -n 19 lab/scripts/dist.sh || status=$?
+		touch .artifacts/dist.done
+		exit $status
+	) >.artifacts/dist.log 2>&1 &
 	dist_pid=$!
 fi
 
@@ -295,6 +308,8 @@ chapter() {
 		step "chapter $n: every check fails on every cheat"
 		timed "$lane" "every check fails on every cheat" cheats "$n" "$dir" || return
 	fi
+	# What is left of the lane mostly waits on the cluster (see later_lane).
+	touch ".artifacts/lane-$lane.settled"
 	step "chapter $n: every check fails on the untouched cluster"
 	timed "$lane" "checks fail on the untouched cluster" labcheck --chapter "$n" --expect fail || return
 	step "chapter $n: the reference solution"
@@ -320,19 +335,97 @@ class_lane() {
 
 lanes=()
 for dir in chapters/[0-9]*-*/; do lanes+=("${dir%/}"); done
+rm -f .artifacts/lane-*.ok .artifacts/lane-*.settled
+
+# A chapter's lab/later.sh is the part of its reference solution whose
+# timings a busy machine blurs (chapter 2's 150-node outage, measured to a
+# few hundred milliseconds). later_lane DIR runs it once the chapter's own
+# lane has passed and the machine has settled: the browser tests and the
+# cross-builds are done and every other lane is past its cheat tests, so
+# what still runs beside it (reference solutions, the class, grading)
+# mostly waits on its clusters. Then the chapter's checks must all pass.
+settled() {
+	local dir
+	[ -z "${browser_pid:-}" ] || [ -e .artifacts/browser.done ] || return 1
+	[ -z "${dist_pid:-}" ] || [ -e .artifacts/dist.done ] || return 1
+	for dir in "${lanes[@]}"; do
+		[ -e ".artifacts/lane-$(basename "$dir").settled" ] || return 1
+	done
+	return 0
+}
+later_lane() {
+	local dir=$1 name n
+	name=$(basename "$dir")
+	n=$(echo "$name" | sed -E 's/^0*([0-9]+)-.*/\1/')
+	until settled; do sleep 2; done
+	[ -e ".artifacts/lane-$name.ok" ] || { echo "chapter $n's lane did not pass: its lab/later.sh was not run"; return 1; }
+	use_cluster "${cluster_of[$dir]}"
+	step "chapter $n: the rest of its reference solution, once the lanes settled ($dir/lab/later.sh)"
+	timed "$name" "lab/later.sh, once the lanes settled" "$dir/lab/later.sh" || return
+	step "chapter $n: every check passes after it"
+	timed "$name" "every check passes" labcheck --chapter "$n" --expect pass || return
+}
+has_later() { [ -x "$1/lab/later.sh" ]; }
+
+# grading CLUSTER CHAPTERS [TESTS]: the grading tests (by default all of
+# them; a further cluster needs only the grading of its chapters) on one
+# solved cluster.
+grading() {
+	use_cluster "$1"
+	OPSLAB_SOLVED_CHAPTERS=$2 as_admin go test -tags solved -count=1 -run "${3:-Grad|Missing}" -json ./labcheck/ | testlog ".artifacts/grading-$1-results.json"
+}
+main_list=$(IFS=,; echo "${main_chapters[*]}")
+# grade CLUSTER: the grading of one cluster; on opslab-test, then the
+# plants that need a cluster (after the grading, which must see the
+# cluster as the solutions left it).
+grade() {
+	if [ "$1" = opslab-test ]; then
+		timed grading "grading opslab-test (chapters $main_list)" grading opslab-test "$main_list" || return
+		use_cluster opslab-test
+		step "proofs that need a cluster, on opslab-test"
+		timed grading "proofs: plants that need a cluster" as_admin proofs -cluster || return
+		return 0
+	fi
+	timed grading "grading $1 (chapter ${1##*-})" grading "$1" "${1##*-}" Grading
+}
+# waits_for_later CLUSTER: whether a chapter on CLUSTER has a lab/later.sh.
+waits_for_later() {
+	local dir
+	for dir in "${lanes[@]}"; do
+		[ "${cluster_of[$dir]}" = "$1" ] && has_later "$dir" && return 0
+	done
+	return 1
+}
+
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
-	for dir in "${lanes[@]}"; do (chapter "$dir") || exit; done
+	for dir in "${lanes[@]}"; do
+		(chapter "$dir" && touch ".artifacts/lane-$(basename "$dir").ok" ".artifacts/lane-$(basename "$dir").settled") || exit
+	done
 	(class_lane) || exit
+	for dir in "${lanes[@]}"; do ! has_later "$dir" || (later_lane "$dir") || exit; done
+	step "grading the solved clusters: as the opslab-grader service account, changing nothing"
+	for c in "${clusters[@]}"; do (grade "$c") || exit; done
 else
 	step "the class in a lane of its own (log: .artifacts/lane-class.log)"
 	class_lane >.artifacts/lane-class.log 2>&1 &
 	class_pid=$!
-	declare -A lane_pid
+	declare -A lane_pid later_pid
 	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
 		step "chapter $name in a lane of its own on ${cluster_of[$dir]} (log: .artifacts/lane-$name.log)"
-		chapter "$dir" >".artifacts/lane-$name.log" 2>&1 &
+		(
+			status=0
+			chapter "$dir" || status=$?
+			[ $status -ne 0 ] || touch ".artifacts/lane-$name.ok"
+			touch ".artifacts/lane-$name.settled"
+			exit $status
+		) >".artifacts/lane-$name.log" 2>&1 &
 		lane_pid[$dir]=$!
+		if has_later "$dir"; then
+			step "chapter $name: its lab/later.sh once the lanes settle (log: .artifacts/later-$name.log)"
+			later_lane "$dir" >".artifacts/later-$name.log" 2>&1 &
+			later_pid[$dir]=$!
+		fi
 	done
 	failed=()
 	for dir in "${lanes[@]}"; do
@@ -352,42 +445,43 @@ else
 		echo "make test: these chapters failed: ${failed[*]}" >&2
 		exit 1
 	fi
+	# The clusters whose chapters are all done are graded now, beside any
+	# lab/later.sh; the others once it has passed.
+	step "grading the solved clusters: as the opslab-grader service account, changing nothing (logs: .artifacts/grade-CLUSTER.log)"
+	declare -A grade_pid
+	for c in "${clusters[@]}"; do
+		waits_for_later "$c" && continue
+		grade "$c" >".artifacts/grade-$c.log" 2>&1 &
+		grade_pid[$c]=$!
+	done
+	for dir in "${lanes[@]}"; do
+		has_later "$dir" || continue
+		name=$(basename "$dir")
+		status=0
+		wait "${later_pid[$dir]}" || status=$?
+		step "chapter $name: its lab/later.sh, its output"
+		cat ".artifacts/later-$name.log"
+		[ $status -eq 0 ] || failed+=("$name (lab/later.sh)")
+	done
+	for c in "${clusters[@]}"; do
+		waits_for_later "$c" || continue
+		[ ${#failed[@]} -eq 0 ] || break
+		grade "$c" >".artifacts/grade-$c.log" 2>&1 &
+		grade_pid[$c]=$!
+	done
+	for c in "${clusters[@]}"; do
+		[ -n "${grade_pid[$c]:-}" ] || continue
+		status=0
+		wait "${grade_pid[$c]}" || status=$?
+		step "grading $c: its output"
+		cat ".artifacts/grade-$c.log"
+		[ $status -eq 0 ] || failed+=("grading $c")
+	done
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo "make test: these failed: ${failed[*]}" >&2
+		exit 1
+	fi
 fi
-
-# A chapter's lab/later.sh is the part of its reference solution whose
-# timings a busy machine blurs (chapter 2's 150-node outage, measured to a
-# few hundred milliseconds): it runs here, once the lanes are done, one
-# chapter at a time, and then the chapter's checks must all pass.
-for dir in chapters/[0-9]*-*/; do
-	dir=${dir%/}
-	[ -x "$dir/lab/later.sh" ] || continue
-	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
-	use_cluster "${cluster_of[$dir]}"
-	step "chapter $n: the rest of its reference solution, after the lanes ($dir/lab/later.sh)"
-	timed "$(basename "$dir")" "lab/later.sh, alone" "$dir/lab/later.sh"
-	step "chapter $n: every check passes after it"
-	timed "$(basename "$dir")" "every check passes" labcheck --chapter "$n" --expect pass
-done
-
-# grading CLUSTER CHAPTERS [TESTS]: the grading tests (by default all of
-# them; a further cluster needs only the grading of its chapters) on one
-# solved cluster.
-grading() {
-	use_cluster "$1"
-	OPSLAB_SOLVED_CHAPTERS=$2 as_admin go test -tags solved -count=1 -run "${3:-Grad|Missing}" -json ./labcheck/ | testlog ".artifacts/grading-$1-results.json"
-}
-main_list=$(IFS=,; echo "${main_chapters[*]}")
-step "grading the solved clusters: as the opslab-grader service account, changing nothing"
-timed main "grading opslab-test (chapters $main_list)" grading opslab-test "$main_list"
-for dir in "${lanes[@]}"; do
-	c=${cluster_of[$dir]}
-	[ "$c" = opslab-test ] && continue
-	timed main "grading $c (chapter ${c##*-})" grading "$c" "${c##*-}" Grading
-done
-
-use_cluster opslab-test
-step "proofs that need a cluster, on opslab-test"
-timed main "proofs: plants that need a cluster" as_admin proofs -cluster
 
 # collect waits for a step that ran in the background, prints its log and
 # fails make test if it failed: collect PID LOG WHAT.
