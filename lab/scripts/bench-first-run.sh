@@ -17,7 +17,7 @@ set -euo pipefail
 work=$(mktemp -d "${TMPDIR:-/tmp}/opslab-first-run.XXXXXX")
 port=${BENCH_PORT:-18080}
 export GOCACHE=$work/gocache GOMODCACHE=$work/gomod GOFLAGS=-modcacherw
-export LAB_CACHE=$work/lab OPSLAB_CLUSTER=opslab-first-run KUBECONFIG=$work/kubeconfig
+export LAB_CACHE=$work/lab LAB_BIN_CACHE=$work/lab OPSLAB_CLUSTER=opslab-first-run KUBECONFIG=$work/kubeconfig
 export SITE_ADDR=localhost:$port SITE_OUT=$work/site START_TIMES=$work/start.times LAB_BUILD_TIMES=$work/build.times
 start_pid="" LAB_BIN_OF_RUN=""
 cleanup() {

@@ -10,8 +10,21 @@ OPSLAB_ROOT=${OPSLAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # KUBE_MINOR is the minor release, 36 of v1.36.3.
 KUBE_MINOR=${KUBE_VERSION#v1.}
 KUBE_MINOR=${KUBE_MINOR%%.*}
+# LAB_BIN_CACHE holds the binaries, keyed by the pins: the user's cache
+# (${XDG_CACHE_HOME:-~/.cache}/opslab), which every checkout of the course
+# shares, so a second clone does not build them again; inside LAB_CACHE
+# when that is given (make bench-first-run's caches of its own). It is
+# exported, so a script a script runs keeps the same place.
+if [ -z "${LAB_BIN_CACHE:-}" ]; then
+	if [ -n "${LAB_CACHE:-}" ]; then
+		LAB_BIN_CACHE=$LAB_CACHE
+	else
+		LAB_BIN_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/opslab
+	fi
+fi
+export LAB_BIN_CACHE
 LAB_CACHE=${LAB_CACHE:-$OPSLAB_ROOT/.cache/lab}
-LAB_BIN=$LAB_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION
+LAB_BIN=$LAB_BIN_CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION
 
 # lab_cluster_listed NAME: whether kwokctl lists a cluster of that name. The
 # list is read whole before it is searched: kwokctl prints a line per cluster,
