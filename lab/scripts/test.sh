@@ -11,7 +11,8 @@
 #  3. Private lab clusters with their own kubeconfigs, so a learner's opslab
 #     cluster and kubeconfig are never touched: opslab-test, and one more for
 #     every further chapter that switches nodes off; the smoke tests, which
-#     include every forbidden verb tried as the learner.
+#     include every forbidden verb tried as the learner. With the lab
+#     binaries built, this needs little CPU: it runs beside step 1.
 #  4. Each chapter in a lane of its own, all at once: its end-to-end tests
 #     (the model against the real control plane), then its lab checks: each
 #     must fail on every cheat (a state that reaches the lab's final picture
@@ -96,70 +97,6 @@ sample_memory() {
 			END { for (n in mb) printf "%s\t%s\t%.1f\n", now, n, mb[n] }' >>"$memory_tsv"
 	done
 }
-
-vet() { go vet ./...; }
-unit() { go test -json ./... | testlog .artifacts/unit-results.json; }
-# Modules nested in a chapter (chapter 4's comparison with the kubelet's
-# code) are outside ./... : vet and test each one in its own directory.
-nested() { (cd "$1" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$1" | tr / -)-results.json"; }
-
-step "go vet ./..."
-timed main "go vet ./..." vet
-step "go test ./..."
-timed main "go test ./..." unit
-for mod in chapters/*/*/go.mod; do
-	[ -e "$mod" ] || continue
-	dir=$(dirname "$mod")
-	step "go vet and go test in $dir"
-	timed main "go vet and go test in $dir" nested "$dir"
-done
-
-# Every claim's plant, the change that makes the claim false, must make the
-# claim's tests fail: the plants whose inputs changed since the verdicts
-# each chapter's plants/verdicts.sum records run again (cmd/proofs); those
-# that need a cluster run once the lanes are done.
-proofs() { go run ./cmd/proofs "$@"; }
-step "proofs: the plants whose inputs changed"
-timed main "proofs: plants whose inputs changed" proofs
-
-# The browser tests need no cluster and mostly wait on the browser: they run
-# beside the cluster's steps, their output kept for the end.
-step "browser tests in headless Chromium (beside the cluster's steps; log in .artifacts/browser.log)"
-timed main "install chromium when missing" lab/scripts/require-chromium.sh
-# They share two cores with the lab binaries' build and the cluster's
-# lanes, and take three times as long as on a quiet machine: go test's
-# default limit of ten minutes is too short for them.
-browser() { go test -tags browser -count=1 -timeout 40m -json ./site/browsertest | testlog .artifacts/browser-results.json; }
-if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
-	timed browser "browser tests" browser
-else
-	(
-		status=0
-		timed browser "browser tests" browser || status=$?
-		touch .artifacts/browser.done
-		exit $status
-	) >.artifacts/browser.log 2>&1 &
-	browser_pid=$!
-fi
-
-# The cross-builds of labcheck (make dist) need no cluster either; at the
-# lowest priority they take only the CPU the cluster's steps leave idle,
-# so its timings are not disturbed.
-step "labcheck's cross-builds (beside the cluster's steps; log in .artifacts/dist.log)"
-if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
-	timed dist "labcheck's cross-builds" lab/scripts/dist.sh
-else
-	(
-		status=0
-		timed dist "labcheck's cross-builds" nice -n 19 lab/scripts/dist.sh || status=$?
-		touch .artifacts/dist.done
-		exit $status
-	) >.artifacts/dist.log 2>&1 &
-	dist_pid=$!
-fi
-
-step "lab binaries"
-timed main "lab binaries" lab/scripts/build-binaries.sh
 
 # A chapter switches nodes off when its lab or tests use the lab's power
 # switch (lab/scripts/power.sh). The first such chapter shares opslab-test
@@ -249,28 +186,111 @@ cluster_up() {
 	lab/scripts/lab-up.sh >".artifacts/up-$1.log" 2>&1 || { cat ".artifacts/up-$1.log"; return 1; }
 	cat ".artifacts/up-$1.log"
 }
-# The clusters are created one after another (two kwokctl creates at once
-# could pick the same free port); the further ones while the smoke suite
-# runs on the first.
-step "a private lab cluster (opslab-test)"
-timed main "cluster opslab-test" cluster_up opslab-test
-more_up() { local c; for c in "${clusters[@]:1}"; do timed main "cluster $c" cluster_up "$c" || return; done; }
-if [ ${#clusters[@]} -gt 1 ]; then
-	step "more private lab clusters, beside the smoke suite: ${clusters[*]:1}"
-	more_up >.artifacts/up-more.log 2>&1 &
-	more_pid=$!
+
+# clusters_phase: the lab binaries (cached after the first build), then the
+# private clusters, created one after another (two kwokctl creates at once
+# could pick the same free port): the further ones while the smoke suite
+# runs on the first. It needs little CPU once the binaries are built, so it
+# runs beside go vet and go test.
+more_up() { local c; for c in "${clusters[@]:1}"; do timed clusters "cluster $c" cluster_up "$c" || return; done; }
+smoke() { as_admin go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json; }
+clusters_phase() {
+	local more_pid="" status=0
+	step "lab binaries"
+	timed clusters "lab binaries" lab/scripts/build-binaries.sh || return
+	step "a private lab cluster (opslab-test)"
+	timed clusters "cluster opslab-test" cluster_up opslab-test || return
+	if [ ${#clusters[@]} -gt 1 ]; then
+		step "more private lab clusters, beside the smoke suite: ${clusters[*]:1}"
+		more_up >.artifacts/up-more.log 2>&1 &
+		more_pid=$!
+	fi
+	use_cluster opslab-test
+	step "end-to-end: the lab cluster's smoke suite"
+	timed clusters "smoke suite" smoke || status=$?
+	if [ -n "$more_pid" ]; then
+		wait "$more_pid" || { cat .artifacts/up-more.log; echo "make test: a further lab cluster did not start (log above)" >&2; return 1; }
+		cat .artifacts/up-more.log
+	fi
+	return $status
+}
+if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
+	(clusters_phase) || exit
+else
+	step "the lab binaries, the private clusters and their smoke suite, beside go vet and go test (log in .artifacts/clusters.log)"
+	clusters_phase >.artifacts/clusters.log 2>&1 &
+	clusters_pid=$!
 fi
 
-use_cluster opslab-test
-step "end-to-end: the lab cluster's smoke suite"
-smoke() { as_admin go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json; }
-timed main "smoke suite" smoke
-if [ -n "${more_pid:-}" ]; then
-	status=0
-	wait "$more_pid" || status=$?
-	cat .artifacts/up-more.log
-	[ $status -eq 0 ] || { echo "make test: a further lab cluster did not start (log above)" >&2; exit 1; }
+vet() { go vet ./...; }
+unit() { go test -json ./... | testlog .artifacts/unit-results.json; }
+# Modules nested in a chapter (chapter 4's comparison with the kubelet's
+# code) are outside ./... : vet and test each one in its own directory.
+nested() { (cd "$1" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$1" | tr / -)-results.json"; }
+
+step "go vet ./..."
+timed main "go vet ./..." vet
+step "go test ./..."
+timed main "go test ./..." unit
+for mod in chapters/*/*/go.mod; do
+	[ -e "$mod" ] || continue
+	dir=$(dirname "$mod")
+	step "go vet and go test in $dir"
+	timed main "go vet and go test in $dir" nested "$dir"
+done
+
+# Every claim's plant, the change that makes the claim false, must make the
+# claim's tests fail: the plants whose inputs changed since the verdicts
+# each chapter's plants/verdicts.sum records run again (cmd/proofs); those
+# that need a cluster run once the lanes are done.
+proofs() { go run ./cmd/proofs "$@"; }
+step "proofs: the plants whose inputs changed"
+timed main "proofs: plants whose inputs changed" proofs
+
+# The browser tests need no cluster and mostly wait on the browser: they run
+# beside the cluster's steps, their output kept for the end.
+step "browser tests in headless Chromium (beside the cluster's steps; log in .artifacts/browser.log)"
+timed main "install chromium when missing" lab/scripts/require-chromium.sh
+# They share two cores with the lab binaries' build and the cluster's
+# lanes, and take three times as long as on a quiet machine: go test's
+# default limit of ten minutes is too short for them.
+browser() { go test -tags browser -count=1 -timeout 40m -json ./site/browsertest | testlog .artifacts/browser-results.json; }
+if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
+	timed browser "browser tests" browser
+else
+	(
+		status=0
+		timed browser "browser tests" browser || status=$?
+		touch .artifacts/browser.done
+		exit $status
+	) >.artifacts/browser.log 2>&1 &
+	browser_pid=$!
 fi
+
+# The cross-builds of labcheck (make dist) need no cluster either; at the
+# lowest priority they take only the CPU the cluster's steps leave idle,
+# so its timings are not disturbed.
+step "labcheck's cross-builds (beside the cluster's steps; log in .artifacts/dist.log)"
+if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
+	timed dist "labcheck's cross-builds" lab/scripts/dist.sh
+else
+	(
+		status=0
+		timed dist "labcheck's cross-builds" nice -n 19 lab/scripts/dist.sh || status=$?
+		touch .artifacts/dist.done
+		exit $status
+	) >.artifacts/dist.log 2>&1 &
+	dist_pid=$!
+fi
+
+if [ -n "${clusters_pid:-}" ]; then
+	status=0
+	wait "$clusters_pid" || status=$?
+	step "the lab binaries, the private clusters and their smoke suite: their output"
+	cat .artifacts/clusters.log
+	[ $status -eq 0 ] || { echo "make test: the lab clusters or their smoke suite failed (log above)" >&2; exit 1; }
+fi
+use_cluster opslab-test
 
 go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
 
