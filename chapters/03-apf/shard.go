@@ -64,7 +64,8 @@ func FlowHash(schema, distinguisher string) uint64 {
 	h.Write([]byte(schema))
 	h.Write([]byte{0})
 	h.Write([]byte(distinguisher))
-	return binary.LittleEndian.Uint64(h.Sum(nil)[:8])
+	var sum [sha256.Size]byte
+	return binary.LittleEndian.Uint64(h.Sum(sum[:0])[:8])
 }
 
 // ChooseQueue returns the queue of hand that a new request joins: the one
