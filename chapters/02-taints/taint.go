@@ -3,6 +3,7 @@ package taints
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // An Effect says what a taint does to pods that do not tolerate it.
@@ -29,10 +30,15 @@ const (
 )
 
 // A Taint is a mark on a node that repels pods that do not tolerate it.
+// TimeAdded is the taint's timeAdded as the API server stores it (zero
+// when nobody wrote one). Nothing in the model reads it to decide when a
+// pod leaves: the taint eviction controller counts from the moment it
+// sees the taint (see Timer).
 type Taint struct {
-	Key    string
-	Value  string
-	Effect Effect
+	Key       string
+	Value     string
+	Effect    Effect
+	TimeAdded time.Time
 }
 
 // String returns the taint the way kubectl taint writes it:

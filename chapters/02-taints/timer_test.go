@@ -15,12 +15,29 @@ func fireAt(t *testing.T, tm Timer) (int, bool) {
 }
 
 func TestTimerStartsWhenObserved(t *testing.T) {
-	// The taint was added at 0 but the controller saw it at 3: a 20 s
-	// toleration fires at 23, not at 20.
-	var tm Timer
-	tm.Observe(at(3), []Taint{linkDown}, []Toleration{tolerate(linkDown.Key, NoExecute, Seconds(20))})
-	if s, ok := fireAt(t, tm); !ok || s != 23 {
-		t.Errorf("FireAt = %d s, %v, want 23 s, true", s, ok)
+	// The taint says it was added at 0 (timeAdded), but the controller
+	// saw it at 3: a 20 s toleration fires at 23, not at 20. A taint
+	// written an hour before the controller saw it, as a restarted or
+	// partitioned controller meets it, still gives the pod its 20 s.
+	for _, c := range []struct {
+		name  string
+		added time.Time
+		seen  int
+		want  int
+	}{
+		{"added at 0, seen at 3", at(0), 3, 23},
+		{"added an hour before it was seen", at(0).Add(-time.Hour), 3, 23},
+		{"no timeAdded written", time.Time{}, 3, 23},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			taint := linkDown
+			taint.TimeAdded = c.added
+			var tm Timer
+			tm.Observe(at(c.seen), []Taint{taint}, []Toleration{tolerate(linkDown.Key, NoExecute, Seconds(20))})
+			if s, ok := fireAt(t, tm); !ok || s != c.want {
+				t.Errorf("FireAt = %d s, %v, want %d s, true", s, ok, c.want)
+			}
+		})
 	}
 }
 

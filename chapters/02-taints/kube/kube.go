@@ -24,9 +24,14 @@ func Tolerations(tols []corev1.Toleration) []taints.Toleration {
 	return out
 }
 
-// Taint converts a node's taint; timeAdded is dropped (see taints.Timer).
+// Taint converts a node's taint, timeAdded included (which taints.Timer
+// does not read, as the taint eviction controller does not).
 func Taint(t corev1.Taint) taints.Taint {
-	return taints.Taint{Key: t.Key, Value: t.Value, Effect: taints.Effect(t.Effect)}
+	out := taints.Taint{Key: t.Key, Value: t.Value, Effect: taints.Effect(t.Effect)}
+	if t.TimeAdded != nil {
+		out.TimeAdded = t.TimeAdded.Time
+	}
+	return out
 }
 
 // Pod converts what the timetable needs of a pod.

@@ -28,7 +28,7 @@ func TestPod(t *testing.T) {
 	}
 	now := metav1.Now()
 	got := Taint(corev1.Taint{Key: "k", Value: "v", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-	if want := (taints.Taint{Key: "k", Value: "v", Effect: taints.NoExecute}); got != want {
+	if want := (taints.Taint{Key: "k", Value: "v", Effect: taints.NoExecute, TimeAdded: now.Time}); got != want {
 		t.Errorf("Taint = %v, want %v", got, want)
 	}
 }
