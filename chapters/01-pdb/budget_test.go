@@ -34,6 +34,7 @@ func TestStatus(t *testing.T) {
 		{name: "neither", reason: "a budget without a floor expects no pods, and expectedPods 0 allows nothing", replicas: 3, floor: func(*Budget) {}, want: counts{0, 0, 3, 0}},
 		{name: "min-int-counts-unmanaged", reason: "an integer minAvailable takes expectedPods from the pods that exist", replicas: 3, unmanaged: 1, floor: minAvailable(Int(2)), want: counts{4, 2, 4, 2}},
 		{name: "max-ignores-unmanaged", reason: "maxUnavailable takes expectedPods from the controllers' scale", replicas: 3, unmanaged: 1, floor: maxUnavailable(Int(1)), want: counts{3, 2, 4, 2}},
+		{name: "max-bare-pods", reason: "bare pods give maxUnavailable no replicas to count: expectedPods 0, so a running controller allows nothing while all three are Ready", replicas: 0, unmanaged: 3, floor: maxUnavailable(Int(1)), want: counts{0, 0, 3, 0}},
 		{name: "min-percent-ignores-unmanaged", reason: "a percentage of minAvailable also takes expectedPods from the scale", replicas: 3, unmanaged: 1, floor: minAvailable(Percent(100)), want: counts{3, 3, 4, 1}},
 	}
 	for _, tt := range tests {
