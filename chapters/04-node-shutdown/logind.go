@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,31 +102,35 @@ func (d InhibitDelay) String() string {
 	return v + " (from " + d.From + ")"
 }
 
-// EffectiveInhibitDelay reads files by the rules of logind.conf(5): the main
-// file is the first logind.conf found in Etc, Run, LocalLib, Lib; drop-ins are
-// the *.conf files of every logind.conf.d, where a name in a layer of higher
-// precedence hides the same name below it and a link to /dev/null hides it
-// without adding anything; the main file is read first, then the drop-ins in
-// lexical order of their names whatever their layer, and the last assignment
-// wins.
+// EffectiveInhibitDelay is logind's InhibitDelayMaxSec as the files set it,
+// by systemd's precedence. The chapter states that precedence once, with its
+// tests and plants, on its evidence page (EVIDENCE.md, "Drop-ins are read by
+// name"); this function follows it step by step.
 func EffectiveInhibitDelay(files []LogindFile) InhibitDelay {
 	var d InhibitDelay
 	d.set(uint64(DefaultInhibitDelay / time.Microsecond))
 	var main *LogindFile
 	dropIns := map[string]LogindFile{}
-	for i, f := range files {
-		if f.Name == "logind.conf" {
-			if main == nil || f.Layer < main.Layer {
-				main = &files[i]
+	// The layers from the highest precedence down: the first file of a name
+	// found is the one systemd reads.
+	for _, layer := range [...]Layer{Etc, Run, LocalLib, Lib} {
+		for i, f := range files {
+			if f.Layer != layer {
+				continue
 			}
-			continue
-		}
-		if !strings.HasSuffix(f.Name, ".conf") {
-			d.Notes = append(d.Notes, fmt.Sprintf("%s: ignored, a drop-in's name must end in .conf", f.Path()))
-			continue
-		}
-		if have, ok := dropIns[f.Name]; !ok || f.Layer < have.Layer {
-			dropIns[f.Name] = f
+			if f.Name == "logind.conf" {
+				if main == nil {
+					main = &files[i]
+				}
+				continue
+			}
+			if !strings.HasSuffix(f.Name, ".conf") {
+				d.Notes = append(d.Notes, fmt.Sprintf("%s: ignored, a drop-in's name must end in .conf", f.Path()))
+				continue
+			}
+			if _, ok := dropIns[f.Name]; !ok {
+				dropIns[f.Name] = f
+			}
 		}
 	}
 	order := make([]LogindFile, 0, len(dropIns)+1)
@@ -169,12 +172,8 @@ func readLogind(f LogindFile, d *InhibitDelay) {
 			continue
 		}
 		value = strings.TrimSpace(value)
-		if value == "" {
-			// An empty assignment resets the option to its default.
-			d.set(uint64(DefaultInhibitDelay / time.Microsecond))
-			d.From = ""
-			continue
-		}
+		// An empty value is no time span either (parse_time finds no
+		// number): config_parse_sec logs it and the value before stays.
 		usec, err := parseTimespan(value)
 		if err != nil {
 			d.Notes = append(d.Notes, fmt.Sprintf("%s:%d: ignored, %v", f.Path(), n, err))
@@ -200,7 +199,8 @@ var timeUnits = map[string]uint64{
 // parseTimespan reads a systemd time span ("30", "30s", "1min 30s", "1.5s",
 // "infinity") into microseconds, as logind's parse_sec does: a number
 // without a unit is seconds, the sum is kept in whole microseconds (a
-// fraction below one is dropped), and a sum that does not fit is refused.
+// fraction below one is dropped), and a sum that reaches infinity is
+// refused, as time-util.c's parse_time refuses it (ERANGE).
 func parseTimespan(s string) (uint64, error) {
 	if s == "infinity" {
 		return USecInfinity, nil
@@ -209,6 +209,9 @@ func parseTimespan(s string) (uint64, error) {
 	tooLarge := fmt.Errorf("InhibitDelayMaxSec=%s is too large", s)
 	var total uint64
 	rest := s
+	if strings.Trim(rest, " ") == "" {
+		return 0, notSpan
+	}
 	for {
 		rest = strings.TrimLeft(rest, " ")
 		if rest == "" {
@@ -256,26 +259,36 @@ func parseTimespan(s string) (uint64, error) {
 			unit = u
 		}
 		rest = rest[j:]
+		// parse_time's bounds: the number is a strtoll (past 2^63-1 it is
+		// out of range), it times its unit must stay below infinity, and so
+		// must the sum after each number and after each digit of a fraction.
 		var n uint64
 		if whole != "" {
-			v, err := strconv.ParseUint(whole, 10, 64)
+			v, err := strconv.ParseInt(whole, 10, 64)
 			if err != nil {
 				return 0, tooLarge
 			}
-			n = v
+			n = uint64(v)
 		}
-		hi, part := bits.Mul64(n, unit)
-		if hi != 0 {
+		if n >= USecInfinity/unit {
 			return 0, tooLarge
 		}
-		for k, place := 0, unit/10; k < len(frac) && place > 0; k, place = k+1, place/10 {
-			part += uint64(frac[k]-'0') * place
-		}
-		sum, carry := bits.Add64(total, part, 0)
-		if carry != 0 || sum == USecInfinity {
+		k := n * unit
+		if k >= USecInfinity-total {
 			return 0, tooLarge
 		}
-		total = sum
+		total += k
+		// Each digit of the fraction is worth a tenth of the one before;
+		// past the microsecond they are worth nothing.
+		place := unit
+		for _, c := range frac {
+			place /= 10
+			k = uint64(c-'0') * place
+			if k >= USecInfinity-total {
+				return 0, tooLarge
+			}
+			total += k
+		}
 	}
 	return total, nil
 }

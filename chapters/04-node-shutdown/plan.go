@@ -136,9 +136,11 @@ func NewPlan(c Config, pods []Pod) Plan {
 		step.NoWait = wait <= 0
 		var longest time.Duration
 		for _, pod := range g.Pods {
+			// upstream: killPods takes the pod's own period when it is at
+			// most the group's (<=, where min picks either when equal).
 			override := g.Seconds
-			if t := pod.TerminationGracePeriodSeconds; t != nil && *t <= override {
-				override = *t
+			if t := pod.TerminationGracePeriodSeconds; t != nil {
+				override = min(override, *t)
 			}
 			grace := secondsDuration(max(override, RuntimeMinimumGraceSeconds))
 			longest = max(longest, grace)
@@ -171,10 +173,7 @@ func secondsDuration(s int64) time.Duration {
 
 // add is a+b for non-negative durations, cut at the largest Duration.
 func add(a, b time.Duration) time.Duration {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
+	return min(a, math.MaxInt64-b) + b
 }
 
 // GroupFor returns the group a pod of the given priority joins under c, and

@@ -273,7 +273,9 @@ func modelPlan(c shutdown.Config, pods []*v1.Pod) (kubeletPlan, error) {
 }
 
 // fakeLogind answers the kubelet's D-Bus calls from logind files, read by the
-// model's EffectiveInhibitDelay (there is no systemd here). The delay goes
+// model's EffectiveInhibitDelay (there is no systemd here), so systemd's
+// precedence is the model's on both sides of a comparison: the chapter's
+// evidence page says so under "Drop-ins are read by name". The delay goes
 // through the kubelet's own CurrentInhibitDelay, on a fake bus that reports
 // InhibitDelayMaxUSec as logind would.
 type fakeLogind struct {
