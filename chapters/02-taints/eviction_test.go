@@ -107,3 +107,43 @@ func TestLeaveString(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaveBefore holds the timetable's order to a strict one: at once
+// first, then the shorter delays, never last, and no leave before itself.
+func TestLeaveBefore(t *testing.T) {
+	now, never := Leave{Kind: AtOnce}, Leave{Kind: Never}
+	after := func(s int) Leave { return Leave{Kind: After, After: time.Duration(s) * time.Second} }
+	for _, c := range []struct {
+		l, m Leave
+		want bool
+	}{
+		{now, after(5), true},
+		{after(5), now, false},
+		{after(5), never, true},
+		{never, after(5), false},
+		{after(5), after(20), true},
+		{after(20), after(5), false},
+		{after(20), after(20), false},
+		{now, now, false},
+		{never, never, false},
+	} {
+		if got := c.l.Before(c.m); got != c.want {
+			t.Errorf("%v.Before(%v) = %v, want %v", c.l, c.m, got, c.want)
+		}
+	}
+}
+
+// TestEvictByFirstOfEqualSeconds: when two used tolerations share the
+// smallest seconds, the verdict names the first of them, in the order of
+// the node's taints.
+func TestEvictByFirstOfEqualSeconds(t *testing.T) {
+	a := Taint{Key: "opslab.dev/a", Effect: NoExecute}
+	b := Taint{Key: "opslab.dev/b", Effect: NoExecute}
+	v := Evict([]Taint{a, b}, []Toleration{
+		{Key: a.Key, Operator: Exists, Effect: NoExecute, Seconds: Seconds(20)},
+		{Key: b.Key, Operator: Exists, Effect: NoExecute, Seconds: Seconds(20)},
+	})
+	if v.By == nil || v.By.Taint.Key != a.Key {
+		t.Errorf("By = %+v, want the use of %s, the first with 20 s", v.By, a.Key)
+	}
+}

@@ -191,12 +191,19 @@ func (o Outage) Predict(e Experiment) Prediction {
 	for i, n := range nodes {
 		index[n.Name] = i
 	}
-	// Settle: two health passes long before, the buckets full again.
+	// Settle: the controller has run for an hour with the nodes as
+	// e.Before has them, a health pass every MonitorPeriod with its
+	// tainting pass, until nothing changes and no node waits for a token;
+	// an hour more with nothing to do fills every bucket again.
 	for _, n := range e.Before {
 		nodes[index[n]].Ready = False
 	}
-	tr.Step(t0.Add(-time.Hour), nodes)
-	tr.Step(t0.Add(-time.Hour+o.MonitorPeriod), nodes)
+	settled := t0.Add(-time.Hour)
+	for at := settled.Add(-time.Hour); !at.After(settled); at = at.Add(o.MonitorPeriod) {
+		if len(tr.Step(at, nodes)) == 0 && !tr.waiting() {
+			break
+		}
+	}
 
 	flips := slices.Clone(e.Flips)
 	sort.SliceStable(flips, func(i, j int) bool { return flips[i].At < flips[j].At })

@@ -85,6 +85,16 @@ func (t *Tainter) Zone(name string) (ZoneState, float64) {
 	return z.state, z.bucket.qps
 }
 
+// waiting reports whether a node of some zone waits for a token.
+func (t *Tainter) waiting() bool {
+	for _, z := range t.zones {
+		if len(z.queue) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Step is one pass of both of the controller's loops at time now: the
 // health pass (Monitor) and then the tainting pass (TaintPass). It returns
 // the taints they changed.

@@ -313,3 +313,32 @@ func TestTainterSingleZoneStaggeredFailures(t *testing.T) {
 		t.Errorf(`Zone("") = %s, %v, want FullDisruption, 0`, s, r)
 	}
 }
+
+// TestTainterReadyAgainLeavesTheQueue: a tainted node that reports Ready
+// again is untainted, and the queue keeps the nodes waiting in it, in
+// their order. At one node every 2 s, a-9 is tainted at 0, a-0 and a-1
+// fail at 1 and wait for tokens, a-9 comes back at 2, and a-0 takes the
+// token at 2 and a-1 the one at 4.
+func TestTainterReadyAgainLeavesTheQueue(t *testing.T) {
+	tr := NewTainter(Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55})
+	added := map[string]int{}
+	step := func(s int, down ...int) {
+		nodes := zoneNodes("a", 10, 0, False)
+		for _, i := range down {
+			nodes[i].Ready = False
+		}
+		for _, c := range tr.Step(t0.Add(time.Duration(s)*time.Second), nodes) {
+			if c.Added {
+				added[c.Node] = s
+			}
+		}
+	}
+	step(0, 9)
+	step(1, 9, 0, 1)
+	for s := 2; s <= 5; s++ {
+		step(s, 0, 1)
+	}
+	if want := map[string]int{"a-9": 0, "a-0": 2, "a-1": 4}; !cmp.Equal(want, added) {
+		t.Errorf("tainted at (s) %v, want %v", added, want)
+	}
+}

@@ -67,6 +67,8 @@ func TestParseTaint(t *testing.T) {
 			Taint{}, `taint "dedicated=db" has no effect: write key[=value]:Effect`},
 		{"bad_effect", "effects are case-sensitive", "dedicated:noexecute",
 			Taint{}, `taint "dedicated:noexecute" has effect "noexecute": want NoSchedule, PreferNoSchedule or NoExecute`},
+		{"only_effect", "a colon first leaves the key empty, not the effect", ":NoExecute",
+			Taint{}, `taint ":NoExecute" has invalid key "": name part must be non-empty`},
 		{"empty_key", "a taint needs a key", "=x:NoExecute",
 			Taint{}, `taint "=x:NoExecute" has invalid key "": name part must be non-empty`},
 		{"bad_value", "values follow label value rules", "k=a b:NoExecute",
