@@ -25,10 +25,10 @@ func TestFiguresAreCurrent(t *testing.T) {
 	})
 }
 
-// TestRunFigureOfNothing draws a run with no flows and a sample with no
-// queues, as the demo may when every flow is switched off: the figure is
-// drawn, with zeros, instead of failing; and a name with a colon loses
-// everything up to its last colon, even one at the start.
+// TestRunFigureOfNothing draws a run with no flows and samples with no
+// queues: the figure is drawn, with zeros, instead of failing; and a name
+// with a colon loses everything up to its last colon, even one at the
+// start.
 func TestRunFigureOfNothing(t *testing.T) {
 	svg := RunFigure("nothing", nil, SimResult{}, []Sample{{At: 0}, {At: 10}}, 10)
 	if !strings.Contains(string(svg), "the first flow sent 0 requests") {
