@@ -291,3 +291,31 @@ func TestSimulatedMiceCollideAsPredicted(t *testing.T) {
 	}
 	t.Logf("hurt %d of %.0f mice (%.3f); P = %.3f", hurt, n, float64(hurt)/n, p)
 }
+
+// TestTraceSamplesEveryTick traces a rejecting level of one seat with a
+// flow that sends a request of 2 ticks every tick, sampled at every tick:
+// the second request is refused, the third takes the freed seat at tick 2,
+// and the samples show each tick's end. Sampling every 0 ticks is refused.
+func TestTraceSamplesEveryTick(t *testing.T) {
+	level := SimLevel{Schema: "trace", Seats: 1, Queuing: reject}
+	flows := []Flow{{Name: "a", Every: 1, Count: 3, Work: 2}}
+	res, samples, err := Trace(level, flows, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		At             int64
+		InUse, Refused int
+	}
+	var got []row
+	for _, s := range samples {
+		got = append(got, row{s.At, s.InUse, s.Rejected[0]})
+	}
+	want := []row{{0, 1, 0}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {4, 0, 1}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || res.End != 4 || res.Flows[0].Served != 2 {
+		t.Errorf("Trace every tick: samples %v, end %d, served %d; want %v, end 4, served 2", got, res.End, res.Flows[0].Served, want)
+	}
+	if _, _, err := Trace(level, flows, 0); err == nil || err.Error() != "sampling every 0 ticks: want at least 1" {
+		t.Errorf("Trace every 0 ticks: error %v, want it refused", err)
+	}
+}
