@@ -51,7 +51,8 @@ func TestToleratesMatchesUpstream(t *testing.T) {
 		want := up.ToleratesTaint(klog.Background(), &upTaint, false)
 		got := tol.Tolerates(taint)
 		if got != want {
-			t.Fatalf("%#v.Tolerates(%#v) = %v, upstream ToleratesTaint = %v", tol, taint, got, want)
+			t.Fatalf("toleration %s and taint {%s}: your Tolerates says %v; Kubernetes (ToleratesTaint in k8s.io/api) says %v",
+				manifestToleration(tol), taint, got, want)
 		}
 		agree[got]++
 		seen["operator "+string(tol.Operator)]++
