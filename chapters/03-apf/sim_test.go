@@ -319,3 +319,17 @@ func TestTraceSamplesEveryTick(t *testing.T) {
 		t.Errorf("Trace every 0 ticks: error %v, want it refused", err)
 	}
 }
+
+// TestFlowOfNoRequests: a flow with a count of 0 sends nothing, under
+// Queue and under Reject, and the other flows run as they would alone.
+func TestFlowOfNoRequests(t *testing.T) {
+	for _, q := range []*Queuing{reject, queuing(4, 2, 5)} {
+		res := simulate(t, SimLevel{Schema: "none", Seats: 1, Queuing: q}, []Flow{
+			{Name: "silent", Every: 1, Count: 0, Work: 10},
+			{Name: "one", Count: 1, Work: 10},
+		})
+		if s, o := res.Flows[0], res.Flows[1]; s.Sent != 0 || s.Served != 0 || o.Sent != 1 || o.Served != 1 || o.MaxWait != 0 || res.End != 10 {
+			t.Errorf("queuing %v: silent sent %d, served %d; one sent %d, served %d, waited %d; end %d; want 0, 0, 1, 1, 0, 10", q, s.Sent, s.Served, o.Sent, o.Served, o.MaxWait, res.End)
+		}
+	}
+}
