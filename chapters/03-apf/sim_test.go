@@ -333,3 +333,33 @@ func TestFlowOfNoRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestWideHeadKeepsItsTurn: a request of 2 seats at the head of queue 0
+// waits for seats while one is taken, and a request of 1 seat that
+// arrives in queue 1 meanwhile waits behind it, as Simulate's doc says
+// (dispatch waits for more seats), rather than passing it.
+func TestWideHeadKeepsItsTurn(t *testing.T) {
+	const schema = "wide-head"
+	d, err := NewDealer(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Names whose one-queue hands are queue 0 and queue 1.
+	nameIn := func(prefix string, q int) string {
+		for i := 0; ; i++ {
+			if n := fmt.Sprintf("%s-%d", prefix, i); d.Deal(FlowHash(schema, n))[0] == q {
+				return n
+			}
+		}
+	}
+	res := simulate(t, SimLevel{Schema: schema, Seats: 2, Queuing: queuing(2, 1, 10)}, []Flow{
+		{Name: "filler", Count: 1, Work: 100},
+		{Name: nameIn("wide", 0), Start: 1, Count: 1, Work: 10, Seats: 2},
+		{Name: nameIn("narrow", 1), Start: 2, Count: 1, Work: 10},
+	})
+	// The filler ends at 100, the wide request runs from 100 to 110, and
+	// only then the narrow one, which arrived at 2.
+	if w, n := res.Flows[1], res.Flows[2]; w.MaxWait != 99 || n.MaxWait != 108 || res.End != 120 {
+		t.Errorf("wide waited %d, narrow %d, end %d; want 99, 108 and 120: the narrow request must not pass the wide head", w.MaxWait, n.MaxWait, res.End)
+	}
+}
