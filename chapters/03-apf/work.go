@@ -153,13 +153,14 @@ func MutatingSeats(watchers int, levelMax int) Write {
 	return w
 }
 
-// ListFromCache reports whether the API server answers a LIST from its
-// watch cache, as delegator.ShouldDelegateList decides for the work
-// estimate (with consistent reads served from the cache, as in v1.37 on
-// etcd 3.6): resourceVersionMatch NotOlderThan, or no match with
-// resourceVersion "" or "0" and no continue token, is served from the
-// cache; Exact, a continue token, or a limit with any other
-// resourceVersion goes to etcd.
+// ListFromCache reports whether the work estimator expects the API server
+// to answer a LIST from its watch cache, as delegator.ShouldDelegateList
+// with CacheWithoutSnapshots decides (with consistent reads served from
+// the cache, as in v1.37 on etcd 3.6): resourceVersionMatch NotOlderThan,
+// or no match with resourceVersion "" or "0" and no continue token, is
+// priced as served from the cache; Exact, a continue token, or a limit
+// with any other resourceVersion is priced as sent to etcd, though the
+// cacher may still answer it from a snapshot (ListFromCacheSnapshot).
 func ListFromCache(resourceVersion, match string, limit int64, continued bool) bool {
 	switch match {
 	case "NotOlderThan":
