@@ -32,9 +32,15 @@ func TestWriteHoldsItsWidestSeatsThroughout(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := MutatingSeats(tc.watchers, tc.maxSeat)
-			seats, _ := w.Hold(0.001)
+			seats, secs := w.Hold(0.001)
 			if seats != tc.wantSeats {
 				t.Fatalf("MutatingSeats(%d, %d).Hold: %d seats, want %d (%s)", tc.watchers, tc.maxSeat, seats, tc.wantSeats, tc.reason)
+			}
+			// The queue set gives the seats back AdditionalLatency (Extra)
+			// after the write ends, so they are held for the run and then
+			// the extra time.
+			if want := 0.001 + w.Extra; secs != want {
+				t.Errorf("MutatingSeats(%d, %d).Hold(0.001): held %g s, want the run and the extra time, %g s", tc.watchers, tc.maxSeat, secs, want)
 			}
 			// The extra time is stretched so that the test can see the
 			// seats still held after the write; the model's answer does

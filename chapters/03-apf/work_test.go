@@ -26,6 +26,7 @@ func TestMaxSeats(t *testing.T) {
 		{"workload-low", "245 seats, hand of 6: min(37, 40) = 37: above the write estimator's cap of 10, below the LIST cap of 100 that v1.37 uses", 245, queuing(128, 6, 50), 37},
 		{"small level, big hand", "3/8 is 0 in integer division, and the floor is 1", 3, queuing(64, 8, 50), 1},
 		{"hand divides first", "40 seats, hand of 8: min(6, 5) = 5", 40, queuing(64, 8, 50), 5},
+		{"hand of one", "20 seats, hand of 1: min(3, 20) = 3; a hand of one card is a valid hand", 20, queuing(16, 1, 50), 3},
 		{"reject", "a level without queues gets no limit of its own", 12, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
