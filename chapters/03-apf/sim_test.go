@@ -328,7 +328,7 @@ func TestFlowOfNoRequests(t *testing.T) {
 			{Name: "silent", Every: 1, Count: 0, Work: 10},
 			{Name: "one", Count: 1, Work: 10},
 		})
-		if s, o := res.Flows[0], res.Flows[1]; s.Sent != 0 || s.Served != 0 || o.Sent != 1 || o.Served != 1 || o.MaxWait != 0 || res.End != 10 {
+		if s, o := res.Flows[0], res.Flows[1]; s.Sent != 0 || s.Served != 0 || s.MeanWait() != 0 || o.Sent != 1 || o.Served != 1 || o.MaxWait != 0 || res.End != 10 {
 			t.Errorf("queuing %v: silent sent %d, served %d; one sent %d, served %d, waited %d; end %d; want 0, 0, 1, 1, 0, 10", q, s.Sent, s.Served, o.Sent, o.Served, o.MaxWait, res.End)
 		}
 	}
@@ -359,7 +359,7 @@ func TestWideHeadKeepsItsTurn(t *testing.T) {
 	})
 	// The filler ends at 100, the wide request runs from 100 to 110, and
 	// only then the narrow one, which arrived at 2.
-	if w, n := res.Flows[1], res.Flows[2]; w.MaxWait != 99 || n.MaxWait != 108 || res.End != 120 {
+	if w, n := res.Flows[1], res.Flows[2]; w.MaxWait != 99 || n.MaxWait != 108 || n.MeanWait() != 108 || res.End != 120 {
 		t.Errorf("wide waited %d, narrow %d, end %d; want 99, 108 and 120: the narrow request must not pass the wide head", w.MaxWait, n.MaxWait, res.End)
 	}
 }
