@@ -3,7 +3,6 @@ package taints
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/opslab/opslab/internal/prop"
@@ -94,16 +93,4 @@ func TestToleratesOracle(t *testing.T) {
 		}
 		return ""
 	})
-}
-
-// manifestToleration writes a toleration as a pod's manifest does, its
-// empty fields left out: {key: a, operator: Exists, effect: NoSchedule}.
-func manifestToleration(t Toleration) string {
-	var f []string
-	for _, kv := range [][2]string{{"key", t.Key}, {"operator", string(t.Operator)}, {"value", t.Value}, {"effect", string(t.Effect)}} {
-		if kv[1] != "" {
-			f = append(f, kv[0]+": "+kv[1])
-		}
-	}
-	return "{" + strings.Join(f, ", ") + "}"
 }

@@ -1,6 +1,7 @@
 package taints
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,4 +100,16 @@ func TestParseTaint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manifestToleration writes a toleration as a pod's manifest does, its
+// empty fields left out: {key: a, operator: Exists, effect: NoSchedule}.
+func manifestToleration(t Toleration) string {
+	var f []string
+	for _, kv := range [][2]string{{"key", t.Key}, {"operator", string(t.Operator)}, {"value", t.Value}, {"effect", string(t.Effect)}} {
+		if kv[1] != "" {
+			f = append(f, kv[0]+": "+kv[1])
+		}
+	}
+	return "{" + strings.Join(f, ", ") + "}"
 }

@@ -40,7 +40,7 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 		ID: "evict", Title: "When does the pod leave?", Section: "when-a-pod-leaves",
 		Funcs: []string{"eviction.go#Evict"},
 		Tests: []string{"TestEvict", "TestEvictNamesUntoleratedTaint", "TestEvictUpstreamCases", "TestTimetableSoonestFirst",
-			"TestOneRuleForPlacementAndEviction", "TestPlacedThenDeletedAtOnce", "TestEvictPodRefusesWhatTheServerRefuses"},
+			"TestOneRuleForPlacementAndEviction", "TestPlacedThenDeletedAtOnce", "TestEvictPodRefusesWhatTheServerRefuses", "TestEvictByFirstOfEqualSeconds"},
 		Hints: []string{
 			"Only NoExecute taints count. One that no toleration tolerates means at once, and the Verdict names it.",
 			"Collect, for each NoExecute taint, the first toleration that tolerates it; no such taint at all means never.",

@@ -32,7 +32,7 @@ var Track = learn.Track{Dir: "03-apf", Steps: []learn.Step{
 	{
 		ID: "choose-queue", Title: "Choosing a queue", Section: "choosing-a-queue",
 		Funcs: []string{"shard.go#ChooseQueue"},
-		Tests: []string{"TestChooseQueue", "TestRunawayContained", "TestRunawayFillsItsHandExactly", "TestFasterRunawayOnlyMore429s", "TestRefusedRequestsMoveTheOffset"},
+		Tests: []string{"TestChooseQueue", "TestRunawayContained", "TestRunawayFillsItsHandExactly", "TestFasterRunawayOnlyMore429s", "TestRefusedRequestsMoveTheOffset", "TestWideHeadKeepsItsTurn"},
 		Hints: []string{
 			"Visit the hand from position placed mod len(hand), wrapping around.",
 			"Keep the queue with the least waiting work; between equals, the first visited wins (compare with <, not <=).",
