@@ -311,7 +311,7 @@ func TestPlanOff(t *testing.T) {
 
 // BenchmarkPlan10000Pods plans the shutdown of 10,000 pods over four groups.
 func BenchmarkPlan10000Pods(b *testing.B) {
-	c := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 60}, {1000, 120}, {10000, 180}, {100000, 10}}}
+	c := Config{Enabled: true, ByPriority: true, Groups: []Group{{0, 45}, {2000, 90}, {50000, 150}, {200000, 15}}}
 	pods := make([]Pod, 10000)
 	for i := range pods {
 		pods[i] = makePod(fmt.Sprintf("pod-%d", i), int32(i*37%120000), seconds(int64(i%90)))
