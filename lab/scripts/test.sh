@@ -355,15 +355,16 @@ class_lane() {
 
 lanes=()
 for dir in chapters/[0-9]*-*/; do lanes+=("${dir%/}"); done
-rm -f .artifacts/lane-*.ok .artifacts/lane-*.settled
+rm -f .artifacts/lane-*.ok .artifacts/lane-*.settled .artifacts/lane-*.end
 
 # A chapter's lab/later.sh is the part of its reference solution whose
 # timings a busy machine blurs (chapter 2's 150-node outage, measured to a
 # few hundred milliseconds). later_lane DIR runs it once the chapter's own
-# lane has passed and the machine has settled: the browser tests and the
-# cross-builds are done and every other lane is past its cheat tests, so
-# what still runs beside it (reference solutions, the class, grading)
-# mostly waits on its clusters. Then the chapter's checks must all pass.
+# lane has ended (lane-NAME.end), and passed (lane-NAME.ok), and the machine
+# has settled: the browser tests and the cross-builds are done and every
+# lane is past its cheat tests (lane-NAME.settled), so what still runs
+# beside it (reference solutions, the class, grading) mostly waits on its
+# clusters. Then the chapter's checks must all pass.
 settled() {
 	local dir
 	[ -z "${browser_pid:-}" ] || [ -e .artifacts/browser.done ] || return 1
@@ -377,7 +378,7 @@ later_lane() {
 	local dir=$1 name n
 	name=$(basename "$dir")
 	n=$(echo "$name" | sed -E 's/^0*([0-9]+)-.*/\1/')
-	until settled; do sleep 2; done
+	until [ -e ".artifacts/lane-$name.end" ] && settled; do sleep 2; done
 	[ -e ".artifacts/lane-$name.ok" ] || { echo "chapter $n's lane did not pass: its lab/later.sh was not run"; return 1; }
 	use_cluster "${cluster_of[$dir]}"
 	step "chapter $n: the rest of its reference solution, once the lanes settled ($dir/lab/later.sh)"
@@ -419,7 +420,7 @@ waits_for_later() {
 
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	for dir in "${lanes[@]}"; do
-		(chapter "$dir" && touch ".artifacts/lane-$(basename "$dir").ok" ".artifacts/lane-$(basename "$dir").settled") || exit
+		(chapter "$dir" && touch ".artifacts/lane-$(basename "$dir")".{ok,settled,end}) || exit
 	done
 	(class_lane) || exit
 	for dir in "${lanes[@]}"; do ! has_later "$dir" || (later_lane "$dir") || exit; done
@@ -437,7 +438,7 @@ else
 			status=0
 			chapter "$dir" || status=$?
 			[ $status -ne 0 ] || touch ".artifacts/lane-$name.ok"
-			touch ".artifacts/lane-$name.settled"
+			touch ".artifacts/lane-$name.settled" ".artifacts/lane-$name.end"
 			exit $status
 		) >".artifacts/lane-$name.log" 2>&1 &
 		lane_pid[$dir]=$!
