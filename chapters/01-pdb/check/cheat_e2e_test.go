@@ -201,9 +201,13 @@ func TestCheatsFail(t *testing.T) {
 				l.kubectl(t, append(args, l.podsOn(t, check.DrainedNode)...)...)
 				l.settled(t, 4, 3)
 			},
+			// 1.4 is not named: whether web falls below its floor here
+			// depends on how soon the fake node finishes the three deletes
+			// against how soon the replacements turn Ready (one run saw
+			// 3, 2 and 2 Ready after them, so 1.4 rightly passed). 1.3,
+			// which reads who removed the pods, fails every time.
 			want: map[string]string{
 				"pdb-node-drained": "(kubectl), not evicted",
-				"pdb-web-placed":   "below the floor of 2",
 			},
 		},
 		{
