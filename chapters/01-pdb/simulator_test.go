@@ -103,7 +103,7 @@ func TestIndexesFollowThePods(t *testing.T) {
 	must(t, c.Advance(time.Minute))
 	checkIndexes(t, c)
 	must(t, c.PowerOff("pdb-2"))
-	must(t, c.Advance(NodeMonitorGracePeriod + DefaultTolerationSeconds + time.Minute))
+	must(t, c.Advance(NodeMonitorGracePeriod+DefaultTolerationSeconds+time.Minute))
 	checkIndexes(t, c)
 	for i := range 40 {
 		must(t, c.Scale("db", 1+i%2*5))

@@ -36,7 +36,7 @@ func TestRunFigureOfNothing(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"system:serviceaccount:apf-lab:runaway-operator": "runaway-operator",
-		":x": "x",
+		":x":      "x",
 		"mouse-1": "mouse-1",
 	} {
 		if got := short(name); got != want {
