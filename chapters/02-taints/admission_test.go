@@ -12,7 +12,7 @@ var (
 )
 
 func TestAdmitDefaults(t *testing.T) {
-	db := Toleration{Key: KeyUnreachable, Operator: Exists, Effect: NoExecute, Seconds: Seconds(6000)}
+	db := Toleration{Key: KeyUnreachable, Operator: Exists, Effect: NoExecute, Seconds: Seconds(900)}
 	tests := []struct {
 		name   string
 		reason string

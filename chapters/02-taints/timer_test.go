@@ -109,7 +109,7 @@ func TestTimerForeverCancels(t *testing.T) {
 func TestOneNumberTwoIncidents(t *testing.T) {
 	unreachable := Taint{Key: KeyUnreachable, Effect: NoExecute}
 	def := AdmitDefaults(nil, DefaultTolerationSeconds)
-	long := AdmitDefaults([]Toleration{tolerate(KeyNotReady, NoExecute, Seconds(6000)), tolerate(KeyUnreachable, NoExecute, Seconds(6000))}, DefaultTolerationSeconds)
+	long := AdmitDefaults([]Toleration{tolerate(KeyNotReady, NoExecute, Seconds(900)), tolerate(KeyUnreachable, NoExecute, Seconds(900))}, DefaultTolerationSeconds)
 	const never = -1
 	tests := []struct {
 		name     string
@@ -123,20 +123,20 @@ func TestOneNumberTwoIncidents(t *testing.T) {
 	}{
 		{"cache_short_partition", "the default 300 s rides out a 4 min partition: nothing is deleted",
 			ReplicaSet, def, 240, 30, never, never},
-		{"cache_long_partition", "a 20 min partition: after 300 s the ReplicaSet starts an empty copy elsewhere while the old one, warm, is still Terminating on the cut-off node",
-			ReplicaSet, def, 1200, 30, 300, 300},
-		{"db_long_partition", "the same partition deletes db-0 after 300 s, but the StatefulSet waits for the old object: no copy elsewhere, db-0 is restarted when the node is back",
-			StatefulSet, def, 1200, 30, 300, 1200},
-		{"db_long_partition_6000s", "with 6000 s the partition moves and restarts nothing",
-			StatefulSet, long, 1200, 30, never, never},
+		{"cache_switch_reboot", "the story's eight-minute switch reboot: after 300 s the ReplicaSet starts an empty copy elsewhere while the old one, warm, is still Terminating on the cut-off node",
+			ReplicaSet, def, 480, 30, 300, 300},
+		{"db_switch_reboot", "the same reboot deletes db-0 after 300 s, but the StatefulSet waits for the old object: no copy elsewhere, db-0 is restarted when the node is back",
+			StatefulSet, def, 480, 30, 300, 480},
+		{"db_switch_reboot_900s", "with 900 s the reboot moves and restarts nothing",
+			StatefulSet, long, 480, 30, never, never},
 		{"cache_dead_node", "on a dead node the default keeps the pod, and the service a replica short, for 300 s; then the ReplicaSet replaces it",
 			ReplicaSet, def, never, 30, 300, 300},
 		{"db_dead_node", "on a dead node the deletion after 300 s does not help a StatefulSet: db-0 stays Terminating and is never replaced without the Node deleted or the out-of-service taint",
 			StatefulSet, def, never, 30, 300, never},
 		{"db_dead_node_grace_0", "with terminationGracePeriodSeconds 0 the deletion at 300 s removes db-0 at once, and the StatefulSet creates a new db-0 elsewhere while the old one may still run on the lost node",
 			StatefulSet, def, never, 0, 300, 300},
-		{"db_dead_node_6000s", "on a dead node the 6000 s pod stays 100 min before it is even deleted",
-			StatefulSet, long, never, 30, 6000, never},
+		{"db_dead_node_900s", "on a dead node the 900 s pod stays 15 min before it is even deleted",
+			StatefulSet, long, never, 30, 900, never},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

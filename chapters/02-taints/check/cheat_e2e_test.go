@@ -35,8 +35,8 @@ import (
 // taints-1..3, what a learner who wants the points without the behaviour
 // could build: pods that never existed and events written for them, pods
 // put on nodes by hand, deletions by hand or in the controller's name with
-// --as, a shorter toleration, a hand-made binding, tolerations written by
-// hand and managedFields wiped, a reason that says nothing. Each check must
+// --as, a shorter toleration, a hand-made binding, tolerations written into
+// a template and managedFields wiped, a reason that says nothing. Each check must
 // fail, with the log and without it, and say what is missing. Each scenario
 // makes the namespace afresh (the checks read what happened since it was
 // made) and leaves the chapter as it found it: no namespace, no taints of
@@ -147,103 +147,111 @@ func lookup(id string) (labcheck.Check, bool) {
 var cheats = []cheat{
 	{
 		name:   "forged_the_whole_lab_in_seconds",
-		reason: "taints first, then pods put on the nodes by hand, control with the 300 s tolerations written out, and events for twin-0s and link-20s, which never existed, dated in the future",
+		reason: "taints first, then workloads put on the nodes by hand, cache's template with the 300 s tolerations written out, and events for queue and dispatcher, which never existed, dated in the future",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoExecute)
-				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
-				h.create(ctx, t, pinned(labPod("control"), "taints-1", defaults()...))
-				h.create(ctx, t, pinned(labPod("twin-forever"), "taints-2", tolerate(MaintKey, nil)))
-				h.create(ctx, t, pinned(labPod("link-3600s"), "taints-3", tolerate(LinkKey, ptr.To[int64](3600))))
-				h.running(ctx, t, "control", "twin-forever", "link-3600s")
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoSchedule)
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoExecute)
+				h.taint(ctx, t, "taints-3", LinkKey, "rack-switch", corev1.TaintEffectNoExecute)
+				cache := labCache()
+				cache.Spec.Template.Spec.NodeSelector = nil
+				cache.Spec.Template.Spec.NodeName = "taints-1"
+				cache.Spec.Template.Spec.Tolerations = defaults()
+				h.createCache(ctx, t, cache)
+				h.create(ctx, t, pinned(labPod("agent"), "taints-2", everyNoExecute))
+				h.create(ctx, t, pinned(labPod("session"), "taints-3", tolerate(LinkKey, ptr.To[int64](600))))
+				h.running(ctx, t, "agent", "session")
+				h.cacheRunning(ctx, t)
 				future := time.Now().Add(time.Hour)
-				h.event(ctx, t, "twin-0s", markMessage+Namespace+"/twin-0s", future, "kubectl-create")
+				h.event(ctx, t, "queue", markMessage+Namespace+"/queue", future, "kubectl-create")
 				// The events API, with the controller's manager name borrowed.
-				h.eventV1(ctx, t, "link-20s", markMessage+Namespace+"/link-20s", future, controllerAgent)
-				h.timetable(ctx, t, "control now\ntwin-forever now\nlink-3600s after 3600s\n")
+				h.eventV1(ctx, t, "dispatcher", markMessage+Namespace+"/dispatcher", future, controllerAgent)
+				h.timetable(ctx, t, h.cacheName(ctx, t)+" after 300s\nsession after 300s\nagent never\n")
 			},
 			want: []expectation{
-				{check: "taints-control-defaults", withLog: "tolerations were sent by kubectl-create", noLog: "tolerations were sent by kubectl-create"},
-				{check: "taints-noschedule-evicted-nothing", withLog: "twin-forever was placed by hand", noLog: "twin-forever was placed by hand"},
-				{check: "taints-noexecute-removed-one-twin", withLog: "twin-0s was never created", noLog: "is not the controller's: it was written by kubectl-create"},
-				{check: "taints-link-20s-evicted", withLog: "link-20s was never created", noLog: "later than the server's clock"},
-				{check: "taints-link-3600s-stays", withLog: "link-3600s was placed by hand", noLog: "link-3600s was placed by hand"},
+				{check: "taints-cache-defaults", withLog: "cache's template writes the toleration", noLog: "cache's template writes the toleration"},
+				{check: "taints-noschedule-evicted-nothing", withLog: "agent was placed by hand", noLog: "agent was placed by hand"},
+				{check: "taints-maintenance-removed-queue", withLog: "queue was never created", noLog: "is not the controller's: it was written by kubectl-create"},
+				{check: "taints-dispatcher-evicted", withLog: "dispatcher was never created", noLog: "later than the server's clock"},
+				{check: "taints-session-stays", withLog: "session was placed by hand", noLog: "session was placed by hand"},
 				{check: "taints-my-timetable", withLog: "was placed by hand", noLog: "was placed by hand"},
 			},
 		}},
 	},
 	{
 		name:   "deleted_the_pods_by_hand_and_as_the_controller",
-		reason: "the lab's pods, placed by the scheduler; twin-0s deleted with kubectl before the NoExecute taint; the link taken down and up again (the controller cancels), link-20s deleted with --as the controller and an event written with --as; a timetable copied from the chapter",
+		reason: "the lab's workloads, placed by the scheduler; queue deleted with kubectl before the maintenance; the switch taken down and up again (the controller cancels), dispatcher deleted with --as the controller and an event written with --as; a timetable copied from the chapter",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
+				h.createCache(ctx, t, labCache())
 				for _, p := range labPods() {
 					h.create(ctx, t, p)
 				}
-				h.running(ctx, t, "control", "twin-0s", "twin-forever", "link-20s", "link-3600s")
-				h.delete(ctx, t, h.k, "twin-0s")
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoExecute)
-				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
+				h.running(ctx, t, "agent", "queue", "session", "dispatcher")
+				h.cacheRunning(ctx, t)
+				h.delete(ctx, t, h.k, "queue")
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoSchedule)
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoExecute)
+				h.taint(ctx, t, "taints-3", LinkKey, "rack-switch", corev1.TaintEffectNoExecute)
 				time.Sleep(time.Second)
 				h.untaint(ctx, t, "taints-3", LinkKey)
-				h.eventually(ctx, t, "the controller's cancellation for link-20s", func(evs []corev1.Event) bool {
+				h.eventually(ctx, t, "the controller's cancellation for dispatcher", func(evs []corev1.Event) bool {
 					for _, e := range evs {
-						if e.Message == cancelMessage+Namespace+"/link-20s" {
+						if e.Message == cancelMessage+Namespace+"/dispatcher" {
 							return true
 						}
 					}
 					return false
 				})
-				h.delete(ctx, t, h.asCtrl, "link-20s")
-				h.eventAs(ctx, t, "link-20s", markMessage+Namespace+"/link-20s")
-				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
-				// The chapter's own example, for pods this namespace does not have.
-				h.timetable(ctx, t, "link-0s now\nno-toleration now\nother-key now\nswitch-4-only now\nswitch-5-only now\nlink-20s after 20s\nlink-3600s after 3600s\nlink-forever never\n")
+				h.delete(ctx, t, h.asCtrl, "dispatcher")
+				h.eventAs(ctx, t, "dispatcher", markMessage+Namespace+"/dispatcher")
+				h.taint(ctx, t, "taints-3", LinkKey, "rack-switch", corev1.TaintEffectNoExecute)
+				// The chapter's own expected output, copied from the README:
+				// another run's cache pod, and a db this namespace does not have.
+				h.timetable(ctx, t, "cache-85d9c566bf-vf5dj after 300s\nsession after 600s\ndb-0 after 900s\nagent never\n")
 			},
 			want: []expectation{
-				{check: "taints-noexecute-removed-one-twin", withLog: "twin-0s was deleted by kwok-admin (kubectl), not by the taint eviction controller", noLog: "no TaintManagerEviction event of the taint eviction controller names it"},
-				{check: "taints-link-20s-evicted", withLog: "as system:serviceaccount:kube-system:node-controller (kubectl) with --as", noLog: "is not the controller's: it was written by kubectl-create",
-					logEvidence: "the taint eviction controller cancelled the deletion of link-20s", noLogEvidence: "the taint eviction controller cancelled the deletion of link-20s"},
-				{check: "taints-my-timetable", withLog: `line 1 of your timetable is "link-0s now"`, noLog: `line 1 of your timetable is "link-0s now"`},
+				{check: "taints-maintenance-removed-queue", withLog: "queue was deleted by kwok-admin (kubectl), not by the taint eviction controller", noLog: "no TaintManagerEviction event of the taint eviction controller names it"},
+				{check: "taints-dispatcher-evicted", withLog: "as system:serviceaccount:kube-system:node-controller (kubectl) with --as", noLog: "is not the controller's: it was written by kubectl-create",
+					logEvidence: "the taint eviction controller cancelled the deletion of dispatcher", noLogEvidence: "the taint eviction controller cancelled the deletion of dispatcher"},
+				{check: "taints-my-timetable", withLog: `line 1 of your timetable is "cache-85d9c566bf-vf5dj after 300s"`, noLog: `line 1 of your timetable is "cache-85d9c566bf-vf5dj after 300s"`},
 			},
 		}},
 	},
 	{
 		name:   "the_controller_removed_other_pods",
-		reason: "the real controller at work, on pods that are not the lab's: link-20s with tolerationSeconds 2, twin-0s put on taints-2 by hand",
+		reason: "the real controller at work, on pods that are not the lab's: dispatcher with tolerationSeconds 2, queue put on taints-2 by hand",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
-				short := labPod("link-20s")
+				short := labPod("dispatcher")
 				short.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "taints-3"}
 				short.Spec.Tolerations = []corev1.Toleration{tolerate(LinkKey, ptr.To[int64](2))}
 				h.create(ctx, t, short)
-				h.create(ctx, t, pinned(labPod("twin-0s"), "taints-2", tolerate(MaintKey, ptr.To[int64](0))))
-				forever := labPod("twin-forever")
-				forever.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "taints-2"}
-				forever.Spec.Tolerations = []corev1.Toleration{tolerate(MaintKey, nil)}
-				h.create(ctx, t, forever)
-				h.running(ctx, t, "link-20s", "twin-0s", "twin-forever")
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoExecute)
-				h.taint(ctx, t, "taints-3", LinkKey, "switch-4", corev1.TaintEffectNoExecute)
-				h.gone(ctx, t, 15*time.Second, "twin-0s", "link-20s")
+				h.create(ctx, t, pinned(labPod("queue"), "taints-2", kernelOnly))
+				agent := labPod("agent")
+				agent.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "taints-2"}
+				agent.Spec.Tolerations = []corev1.Toleration{everyNoExecute}
+				h.create(ctx, t, agent)
+				h.running(ctx, t, "dispatcher", "queue", "agent")
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoExecute)
+				h.taint(ctx, t, "taints-3", LinkKey, "rack-switch", corev1.TaintEffectNoExecute)
+				h.gone(ctx, t, 15*time.Second, "queue", "dispatcher")
 			},
 			want: []expectation{
-				{check: "taints-link-20s-evicted", withLog: "earlier than its 20 s", noLog: "earlier than its 20 s"},
-				{check: "taints-noexecute-removed-one-twin", withLog: "twin-0s was placed by hand", noLog: "no Scheduled event of the scheduler names twin-0s"},
+				{check: "taints-dispatcher-evicted", withLog: "earlier than its 30 s", noLog: "earlier than its 30 s"},
+				{check: "taints-maintenance-removed-queue", withLog: "queue was placed by hand", noLog: "no Scheduled event of the scheduler names queue"},
 			},
 		}},
 	},
 	{
-		name:   "bound_twin_forever_by_hand_under_the_taint",
-		reason: "the NoSchedule taint first, then twin-forever bound to taints-2 through the binding subresource by hand, with a Scheduled event written for it",
+		name:   "bound_queue_by_hand_under_the_taint",
+		reason: "the NoSchedule taint first, then queue bound to taints-2 through the binding subresource by hand, with a Scheduled event written for it",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
-				p := labPod("twin-forever")
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoSchedule)
+				p := labPod("queue")
 				p.Spec.SchedulerName = "nobody"
-				p.Spec.Tolerations = []corev1.Toleration{tolerate(MaintKey, nil)}
+				p.Spec.Tolerations = []corev1.Toleration{kernelOnly}
 				p = h.create(ctx, t, p)
 				if err := h.k.CoreV1().Pods(Namespace).Bind(ctx, &corev1.Binding{
 					ObjectMeta: metav1.ObjectMeta{Name: p.Name},
@@ -251,12 +259,12 @@ var cheats = []cheat{
 				}, metav1.CreateOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				h.running(ctx, t, "twin-forever")
+				h.running(ctx, t, "queue")
 				ev := &corev1.Event{
-					ObjectMeta:          metav1.ObjectMeta{Name: "twin-forever.scheduled", Namespace: Namespace},
+					ObjectMeta:          metav1.ObjectMeta{Name: "queue.scheduled", Namespace: Namespace},
 					InvolvedObject:      corev1.ObjectReference{Kind: "Pod", Namespace: Namespace, Name: p.Name, UID: p.UID},
 					Reason:              scheduledReason,
-					Message:             "Successfully assigned " + Namespace + "/twin-forever to taints-2",
+					Message:             "Successfully assigned " + Namespace + "/queue to taints-2",
 					Source:              corev1.EventSource{Component: schedulerName},
 					ReportingController: schedulerName,
 					FirstTimestamp:      metav1.Now(),
@@ -268,36 +276,34 @@ var cheats = []cheat{
 				}
 			},
 			want: []expectation{
-				{check: "taints-noschedule-evicted-nothing", withLog: "twin-forever was bound to its node by kwok-admin (kubectl), not by the scheduler", noLog: "no Scheduled event of the scheduler names twin-forever", noLogEvidence: `event twin-forever.scheduled ("Successfully assigned taints-lab/twin-forever to taints-2") not counted`},
+				{check: "taints-noschedule-evicted-nothing", withLog: "queue was bound to its node by kwok-admin (kubectl), not by the scheduler", noLog: "no Scheduled event of the scheduler names queue", noLogEvidence: `event queue.scheduled ("Successfully assigned taints-lab/queue to taints-2") not counted`},
 			},
 		}},
 	},
 	{
-		name:   "wrote_control_and_db_by_hand",
-		reason: "control created with the 300 s tolerations written out, then its managedFields wiped; db's pod given 6000 s by hand while its template keeps the default; then a template of 6000 s with a reason that is words a keyword list wanted",
+		name:   "wrote_cache_and_db_by_hand",
+		reason: "cache's pod, made by its ReplicaSet, then its managedFields wiped; db's pod given 900 s by hand while its template keeps the default; then a template of 900 s with a reason that is words a keyword list wanted",
 		phases: []phase{
 			{
 				build: func(ctx context.Context, t *testing.T, h *hand) {
-					c := labPod("control")
-					c.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "taints-1"}
-					c.Spec.Tolerations = defaults()
-					h.create(ctx, t, c)
-					h.patch(ctx, t, "control", types.MergePatchType, `{"metadata":{"managedFields":[{}]}}`)
+					h.createCache(ctx, t, labCache())
+					h.cacheRunning(ctx, t)
+					h.patch(ctx, t, h.cacheName(ctx, t), types.MergePatchType, `{"metadata":{"managedFields":[{}]}}`)
 					h.createDB(ctx, t)
 					h.rolledOut(ctx, t)
-					h.patch(ctx, t, "db-0", types.JSONPatchType, `[{"op":"replace","path":"/spec/tolerations/0/tolerationSeconds","value":6000},{"op":"replace","path":"/spec/tolerations/1/tolerationSeconds","value":6000}]`)
-					h.annotateDB(ctx, t, "db rebuilds its local cache when it moves, so it waits 6000 s")
+					h.patch(ctx, t, "db-0", types.JSONPatchType, `[{"op":"replace","path":"/spec/tolerations/0/tolerationSeconds","value":900},{"op":"replace","path":"/spec/tolerations/1/tolerationSeconds","value":900}]`)
+					h.annotateDB(ctx, t, "db restarts for nothing when its node is cut off, so it waits 900 s")
 				},
 				want: []expectation{
-					{check: "taints-control-defaults", withLog: "control was changed after it was created", noLog: "managedFields was cleared"},
+					{check: "taints-cache-defaults", withLog: "was changed after it was created", noLog: "managedFields was cleared"},
 					{check: "taints-db-value-and-reason", withLog: "db's pod template does not wait longer than the default 300 s", noLog: "db's pod template does not wait longer than the default 300 s"},
 				},
 			},
 			{
 				build: func(ctx context.Context, t *testing.T, h *hand) {
-					patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"6000 6000 6000 6000 6000 data"}},"spec":{"template":{"spec":{"tolerations":[` +
-						`{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000},` +
-						`{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000}]}}}}`
+					patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"900 900 900 900 900 data"}},"spec":{"template":{"spec":{"tolerations":[` +
+						`{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":900},` +
+						`{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":900}]}}}}`
 					if _, err := h.k.AppsV1().StatefulSets(Namespace).Patch(ctx, "db", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"}); err != nil {
 						t.Fatal(err)
 					}
@@ -308,20 +314,20 @@ var cheats = []cheat{
 				// report leaves the reason to a person.
 				want: []expectation{
 					{check: "taints-db-value-and-reason", pass: true, withLog: "a person must read the reason", noLog: "a person must read the reason",
-						logEvidence: `db's reason, for a person to read: "6000 6000 6000 6000 6000 data"`, noLogEvidence: `db's reason, for a person to read: "6000 6000 6000 6000 6000 data"`},
+						logEvidence: `db's reason, for a person to read: "900 900 900 900 900 data"`, noLogEvidence: `db's reason, for a person to read: "900 900 900 900 900 data"`},
 				},
 			},
 		},
 	},
 	{
 		name:   "bound_under_the_taint_claiming_the_scheduler",
-		reason: "the NoSchedule taint first, then twin-forever bound to taints-2 by the admin through pods/binding in kube-scheduler's user agent, with a Scheduled event sent the same way",
+		reason: "the NoSchedule taint first, then queue bound to taints-2 by the admin through pods/binding in kube-scheduler's user agent, with a Scheduled event sent the same way",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoSchedule)
 				time.Sleep(2100 * time.Millisecond)
 				k := h.agent(t, schedulerUserAgent)
-				bindUnder(ctx, t, h, k, "twin-forever", "kube-scheduler")
+				bindUnder(ctx, t, h, k, "queue", "kube-scheduler")
 			},
 			want: []expectation{
 				{check: "taints-noschedule-evicted-nothing", withLog: "was bound to its node by kwok-admin (claims to be kube-scheduler), not by the scheduler", noLog: "after the taints of taints-2 last changed"},
@@ -330,14 +336,14 @@ var cheats = []cheat{
 	},
 	{
 		name:   "bound_under_the_taint_with_the_schedulers_credentials",
-		reason: "the NoSchedule taint first, then twin-forever bound to taints-2 with the scheduler's own certificate (on the learner's disk beside the cluster), and its Scheduled event written with it: the scheduler's user, after the taint",
+		reason: "the NoSchedule taint first, then queue bound to taints-2 with the scheduler's own certificate (on the learner's disk beside the cluster), and its Scheduled event written with it: the scheduler's user, after the taint",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
-				h.taint(ctx, t, "taints-2", MaintKey, "planned", corev1.TaintEffectNoSchedule)
+				h.taint(ctx, t, "taints-2", MaintKey, "firmware", corev1.TaintEffectNoSchedule)
 				// Without the log the server's records are in whole seconds.
 				time.Sleep(2100 * time.Millisecond)
 				k := component(t, "kube-scheduler", schedulerUserAgent)
-				bindUnder(ctx, t, h, k, "twin-forever", "kube-scheduler")
+				bindUnder(ctx, t, h, k, "queue", "kube-scheduler")
 			},
 			want: []expectation{
 				{check: "taints-noschedule-evicted-nothing", withLog: "after the taints of taints-2 first changed in this run of the lab", noLog: "after the taints of taints-2 last changed"},
@@ -346,7 +352,7 @@ var cheats = []cheat{
 	},
 	{
 		name: "template_changed_under_partition",
-		reason: "db's template given 6000 s under partition: 1, so the StatefulSet never makes db-0 from it; db-0 then rewritten to look like the new revision: " +
+		reason: "db's template given 900 s under partition: 1, so the StatefulSet never makes db-0 from it; db-0 then rewritten to look like the new revision: " +
 			"its tolerationSeconds with kwok's certificate (in the controller manager's field manager), its controller-revision-hash through pods/status",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
@@ -360,7 +366,7 @@ var cheats = []cheat{
 	},
 	{
 		name: "template_changed_under_partition_pod_made_again",
-		reason: "db's template given 6000 s under partition: 1; db-0 deleted, so the controller makes it again after the change, but from the old revision; " +
+		reason: "db's template given 900 s under partition: 1; db-0 deleted, so the controller makes it again after the change, but from the old revision; " +
 			"then rewritten to look like the new one as above",
 		phases: []phase{{
 			build: func(ctx context.Context, t *testing.T, h *hand) {
@@ -395,23 +401,23 @@ func (h *hand) remake(ctx context.Context, t *testing.T, pod string) {
 }
 
 // partitionDB creates db as the lab does, waits for db-0, then gives db's
-// template 6000 s and a reason under partition: 1, in a later second, as a
+// template 900 s and a reason under partition: 1, in a later second, as a
 // learner's pace would.
 func (h *hand) partitionDB(ctx context.Context, t *testing.T) {
 	t.Helper()
 	h.createDB(ctx, t)
 	h.rolledOut(ctx, t)
 	time.Sleep(1100 * time.Millisecond)
-	patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"` + reference6000 + `"}},"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":1}},"template":{"spec":{"tolerations":[` +
-		`{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000},` +
-		`{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":6000}]}}}}`
+	patch := `{"metadata":{"annotations":{"` + ReasonKey + `":"` + referenceReason + `"}},"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":1}},"template":{"spec":{"tolerations":[` +
+		`{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":900},` +
+		`{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":900}]}}}}`
 	if _, err := h.k.AppsV1().StatefulSets(Namespace).Patch(ctx, "db", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// reference6000 is a reason as the lab's own answer writes it.
-const reference6000 = "db rebuilds its local cache from scratch when it moves, which takes about an hour; so it waits 6000 s"
+// referenceReason is a reason as the lab's own answer writes it.
+const referenceReason = "a switch reboot took db's node away for eight minutes, and deleting db-0 then only restarted it; so it waits 900 s"
 
 // The user agents of the lab's components, as a cheat sends them.
 var (
@@ -426,7 +432,7 @@ func bindUnder(ctx context.Context, t *testing.T, h *hand, k kubernetes.Interfac
 	t.Helper()
 	p := labPod(name)
 	p.Spec.SchedulerName = "nobody"
-	p.Spec.Tolerations = []corev1.Toleration{tolerate(MaintKey, nil)}
+	p.Spec.Tolerations = []corev1.Toleration{kernelOnly}
 	p = h.create(ctx, t, p)
 	if err := k.CoreV1().Pods(Namespace).Bind(ctx, &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name},
@@ -452,7 +458,7 @@ func bindUnder(ctx context.Context, t *testing.T, h *hand, k kubernetes.Interfac
 }
 
 // rewriteDB makes db-0 look as if the StatefulSet had made it from its
-// update revision: tolerationSeconds 6000 with kwok's certificate, in the
+// update revision: tolerationSeconds 900 with kwok's certificate, in the
 // controller manager's field manager, and the update revision's
 // controller-revision-hash through pods/status, which keeps the labels it
 // is sent. The controller then counts db-0 as updated and reports the
@@ -476,7 +482,7 @@ func (h *hand) rewriteDB(ctx context.Context, t *testing.T) {
 	var ops []string
 	for i, tl := range p.Spec.Tolerations {
 		if tl.Key == "node.kubernetes.io/not-ready" || tl.Key == "node.kubernetes.io/unreachable" {
-			ops = append(ops, fmt.Sprintf(`{"op":"replace","path":"/spec/tolerations/%d/tolerationSeconds","value":6000}`, i))
+			ops = append(ops, fmt.Sprintf(`{"op":"replace","path":"/spec/tolerations/%d/tolerationSeconds","value":900}`, i))
 		}
 	}
 	if _, err := kwok.CoreV1().Pods(Namespace).Patch(ctx, "db-0", types.JSONPatchType, []byte("["+strings.Join(ops, ",")+"]"), metav1.PatchOptions{FieldManager: controllerAgent}); err != nil {
@@ -596,21 +602,69 @@ func labPod(name string) *corev1.Pod {
 	}
 }
 
-// labPods reads the lab's own pods.yaml.
+// labPods reads the single pods of the lab's own pods.yaml.
 func labPods() []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, o := range labObjects() {
+		if p, ok := o.(*corev1.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// labCache reads Deployment cache of the lab's own pods.yaml.
+func labCache() *appsv1.Deployment {
+	for _, o := range labObjects() {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			return d
+		}
+	}
+	panic("lab/pods.yaml holds no Deployment")
+}
+
+func labObjects() []any {
 	objs, err := decoder.DecodeAllFiles(context.Background(), os.DirFS("../lab"), "pods.yaml")
 	if err != nil {
 		panic(err)
 	}
-	var out []*corev1.Pod
+	var out []any
 	for _, o := range objs {
-		p, ok := o.(*corev1.Pod)
-		if !ok {
-			panic(fmt.Sprintf("lab/pods.yaml holds a %T, want only pods", o))
+		switch o.(type) {
+		case *corev1.Pod, *appsv1.Deployment:
+			out = append(out, o)
+		default:
+			panic(fmt.Sprintf("lab/pods.yaml holds a %T, want pods and a Deployment", o))
 		}
-		out = append(out, p)
 	}
 	return out
+}
+
+// createCache creates Deployment cache as kubectl create would.
+func (h *hand) createCache(ctx context.Context, t *testing.T, d *appsv1.Deployment) {
+	t.Helper()
+	if _, err := h.k.AppsV1().Deployments(Namespace).Create(ctx, d, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cacheRunning waits until cache's pod runs.
+func (h *hand) cacheRunning(ctx context.Context, t *testing.T) {
+	t.Helper()
+	labenv.Poll(ctx, t, 30*time.Second, "cache's pod running", func(ctx context.Context) (bool, error) {
+		list, err := h.k.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=cache"})
+		return err == nil && len(list.Items) == 1 && list.Items[0].Status.Phase == corev1.PodRunning, nil
+	})
+}
+
+// cacheName returns the name of cache's pod.
+func (h *hand) cacheName(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	list, err := h.k.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=cache"})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("cache's pod: %d pods, %v", len(list.Items), err)
+	}
+	return list.Items[0].Name
 }
 
 func pinned(p *corev1.Pod, node string, tols ...corev1.Toleration) *corev1.Pod {
@@ -788,7 +842,7 @@ func (h *hand) timetable(ctx context.Context, t *testing.T, out string) {
 	t.Helper()
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: MyTimetable, Namespace: Namespace},
-		Data:       map[string]string{"taint": LinkKey + ":NoExecute", "out": out},
+		Data:       map[string]string{"taint": "node.kubernetes.io/unreachable:NoExecute", "out": out},
 	}
 	if _, err := h.k.CoreV1().ConfigMaps(Namespace).Create(ctx, cm, metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
 		t.Fatal(err)

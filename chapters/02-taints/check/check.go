@@ -68,15 +68,15 @@ func Checks() []labcheck.Check {
 func labChecks() []labcheck.Check {
 	return []labcheck.Check{
 		{
-			ID: "taints-control-defaults", Points: 1,
-			Title: "the untouched control pod carries the tolerations admission added",
+			ID: "taints-cache-defaults", Points: 1,
+			Title: "the cache's pod, whose template writes no toleration, carries the tolerations admission added",
 			Claim: "admission adds not-ready and unreachable NoExecute tolerations of 300 s to every pod that lacks them",
-			Reads: "pod taints-lab/control: its node, its tolerations, and which fields each client sent (managedFields); the audit log: its creation and any later change by a person",
+			Reads: "Deployment taints-lab/cache and its template; its pods, their owner, node and tolerations, and which fields each client sent (managedFields); the audit log: who created each pod and any later change by a person",
 			Hints: []string{
-				"Apply the lab's namespace, wait for its default service account, then the pods: the three commands are at the top of the lab's steps.",
-				"The control pod must run on taints-1 as pods.yaml writes it, with no toleration of its own, and be left alone: the check reads which client sent which field.",
+				"Apply the lab's namespace, wait for its default service account, then the workloads: the three commands are at the top of the lab's steps.",
+				"cache must run on taints-1 as pods.yaml writes it, with no toleration in its template, and its pod must be the one its ReplicaSet made, left alone: the check reads which client sent which field.",
 			},
-			Run: checkControl,
+			Run: checkCache,
 		},
 		{
 			ID: "taints-noschedule-evicted-nothing", Points: 1,
@@ -84,45 +84,45 @@ func labChecks() []labcheck.Check {
 			Claim: "NoSchedule only stops new placements; running pods stay",
 			Reads: "node taints-2's taints; the pods of taints-lab on taints-2 and who bound each (the audit log's bindings, or without it the scheduler's Scheduled events and who wrote spec.nodeName)",
 			Hints: []string{
-				"Put a NoSchedule taint on taints-2: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoSchedule",
-				"The twins tolerate opslab.dev/maintenance only for NoExecute, so the NoSchedule taint is not tolerated: watch them keep running.",
+				"Announce the maintenance of taints-2 with a NoSchedule taint: kubectl taint node taints-2 opslab.dev/maintenance=firmware:NoSchedule",
+				"queue tolerates opslab.dev/maintenance only for NoExecute, so the NoSchedule taint is not tolerated: watch it keep running.",
 				"The pods must be placed by the scheduler before the taint (pods.yaml's nodeSelector), not created with spec.nodeName.",
 			},
 			Run: checkNoSchedule,
 		},
 		{
-			ID: "taints-noexecute-removed-one-twin", Points: 1,
-			Title: "a NoExecute taint on taints-2 removed twin-0s and kept twin-forever",
-			Claim: "tolerationSeconds 0 means at once; no tolerationSeconds means never",
-			Reads: "node taints-2's NoExecute taint; pod twin-forever; the audit log: who deleted twin-0s and how long after the last change to taints-2, and who bound the twins (without it, the taint eviction controller's and the scheduler's events and the times the server recorded)",
+			ID: "taints-maintenance-removed-queue", Points: 1,
+			Title: "the firmware maintenance of taints-2 removed queue and kept agent",
+			Claim: "a NoExecute taint no toleration of the pod matches removes it at once; a NoExecute toleration with no key and no seconds keeps it for good",
+			Reads: "node taints-2's NoExecute taint; pod agent; the audit log: who deleted queue and how long after the last change to taints-2, and who bound the two pods (without it, the taint eviction controller's and the scheduler's events and the times the server recorded)",
 			Hints: []string{
-				"Add the NoExecute twin of the taint: kubectl taint node taints-2 opslab.dev/maintenance=planned:NoExecute",
-				"Do not delete the pods yourself: the check looks for the taint eviction controller's own deletion.",
+				"Start the maintenance: kubectl taint node taints-2 opslab.dev/maintenance=firmware:NoExecute",
+				"queue tolerates opslab.dev/maintenance=kernel only, so a firmware maintenance removes it; a kernel one would not. Do not delete the pods yourself: the check looks for the taint eviction controller's own deletion.",
 			},
-			Run: checkTwins,
+			Run: checkMaintenance,
 		},
 		{
-			ID: "taints-link-20s-evicted", Points: 2,
-			Title: "the link-down taint removed link-20s, by the controller, 20 s after it",
-			Claim: "with tolerationSeconds 20 a pod leaves 20 s after the taint eviction controller sees the NoExecute taint",
-			Reads: "node taints-3's opslab.dev/link-down taint; the audit log: who bound and who deleted link-20s, and how long after the last change to taints-3 (without it, the controller's and the scheduler's events and the times the server recorded for them and for the node's taints)",
+			ID: "taints-dispatcher-evicted", Points: 2,
+			Title: "the switch reboot removed dispatcher, by the controller, 30 s after the taint",
+			Claim: "with tolerationSeconds 30 a pod leaves 30 s after the taint eviction controller sees the NoExecute taint",
+			Reads: "node taints-3's opslab.dev/link-down taint; the audit log: who bound and who deleted dispatcher, and how long after the last change to taints-3 (without it, the controller's and the scheduler's events and the times the server recorded for them and for the node's taints)",
 			Hints: []string{
-				"Take the link of taints-3 down: kubectl taint node taints-3 opslab.dev/link-down=switch-4:NoExecute",
-				"Then wait, and change nothing on taints-3 meanwhile: link-20s leaves by itself about 20 s later. A pod you delete yourself does not count.",
+				"Reboot the switch of taints-3: kubectl taint node taints-3 opslab.dev/link-down=rack-switch:NoExecute",
+				"Then wait, and change nothing on taints-3 meanwhile: dispatcher leaves by itself about 30 s later. A pod you delete yourself does not count.",
 				"To start the experiment again: remove the taint (kubectl taint node taints-3 opslab.dev/link-down-), re-apply pods.yaml, and taint again.",
 			},
-			Run: checkLink20,
+			Run: checkDispatcher,
 		},
 		{
-			ID: "taints-link-3600s-stays", Points: 1,
-			Title: "link-3600s still runs on taints-3 under the link-down taint",
-			Claim: "a pod that tolerates a NoExecute taint for 3600 s stays until then",
-			Reads: "node taints-3's opslab.dev/link-down taint and when it last changed; pod link-3600s and who bound it",
+			ID: "taints-session-stays", Points: 1,
+			Title: "session rides out the switch reboot on taints-3 for its 600 s",
+			Claim: "a pod that tolerates a NoExecute taint for 600 s stays until then",
+			Reads: "node taints-3's opslab.dev/link-down taint and when it last changed; pod session and who bound it; once it is gone, who deleted it and when (as for dispatcher)",
 			Hints: []string{
-				"The link-down taint must be on taints-3 (see the previous check) and link-3600s, placed there by the scheduler, must still run there.",
-				"It shows something once it has outlasted link-20s: check again when link-20s has gone.",
+				"The link-down taint must be on taints-3 (see the previous check) and session, placed there by the scheduler, must still run there, or have been removed by the controller 600 s after the taint.",
+				"It shows something once it has outlasted dispatcher: check again when dispatcher has gone.",
 			},
-			Run: checkLink3600,
+			Run: checkSession,
 		},
 		{
 			ID: "taints-db-value-and-reason", Points: 2,
@@ -222,16 +222,38 @@ func labEventsAPI(ctx context.Context, k kubernetes.Interface) ([]corev1.Event, 
 	return evs.Items, nil
 }
 
-func checkControl(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+func checkCache(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	l, found, err := readLab(ctx, c)
 	if err != nil || !found {
 		return noLab(), err
 	}
-	p, err := getPod(ctx, c.Kube, "control")
+	in := cacheInput{owners: map[string]*appsv1.ReplicaSet{}}
+	switch d, err := c.Kube.AppsV1().Deployments(Namespace).Get(ctx, "cache", metav1.GetOptions{}); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return labcheck.Result{}, err
+	default:
+		in.deployment = d
+	}
+	pods, err := c.Kube.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=cache"})
 	if err != nil {
 		return labcheck.Result{}, err
 	}
-	return judgeControl(l, p), nil
+	in.pods = pods.Items
+	for _, p := range pods.Items {
+		ref := metav1.GetControllerOf(&p)
+		if ref == nil || ref.Kind != "ReplicaSet" || in.owners[ref.Name] != nil {
+			continue
+		}
+		switch rs, err := c.Kube.AppsV1().ReplicaSets(Namespace).Get(ctx, ref.Name, metav1.GetOptions{}); {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return labcheck.Result{}, err
+		default:
+			in.owners[ref.Name] = rs
+		}
+	}
+	return judgeCache(l, in), nil
 }
 
 func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
@@ -254,25 +276,25 @@ func checkNoSchedule(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 	return judgeNoSchedule(l, noScheduleInput{node: n, pods: pods.Items, events: evs}), nil
 }
 
-func checkTwins(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+func checkMaintenance(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	l, found, err := readLab(ctx, c)
 	if err != nil || !found {
 		return noLab(), err
 	}
-	in := twinsInput{}
+	in := maintenanceInput{}
 	if in.node, err = getNode(ctx, c.Kube, "taints-2"); err != nil {
 		return labcheck.Result{}, err
 	}
-	if in.forever, err = getPod(ctx, c.Kube, "twin-forever"); err != nil {
+	if in.agent, err = getPod(ctx, c.Kube, "agent"); err != nil {
 		return labcheck.Result{}, err
 	}
-	if in.zero, err = getPod(ctx, c.Kube, "twin-0s"); err != nil {
+	if in.queue, err = getPod(ctx, c.Kube, "queue"); err != nil {
 		return labcheck.Result{}, err
 	}
 	if in.events, err = labEventsAPI(ctx, c.Kube); err != nil {
 		return labcheck.Result{}, err
 	}
-	return judgeTwins(l, in), nil
+	return judgeMaintenance(l, in), nil
 }
 
 func readLink(ctx context.Context, c *labcheck.Cluster, pod string) (linkInput, error) {
@@ -288,28 +310,28 @@ func readLink(ctx context.Context, c *labcheck.Cluster, pod string) (linkInput, 
 	return in, err
 }
 
-func checkLink20(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+func checkDispatcher(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	l, found, err := readLab(ctx, c)
 	if err != nil || !found {
 		return noLab(), err
 	}
-	in, err := readLink(ctx, c, "link-20s")
+	in, err := readLink(ctx, c, "dispatcher")
 	if err != nil {
 		return labcheck.Result{}, err
 	}
-	return judgeLink20(l, in), nil
+	return judgeDispatcher(l, in), nil
 }
 
-func checkLink3600(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+func checkSession(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	l, found, err := readLab(ctx, c)
 	if err != nil || !found {
 		return noLab(), err
 	}
-	in, err := readLink(ctx, c, "link-3600s")
+	in, err := readLink(ctx, c, "session")
 	if err != nil {
 		return labcheck.Result{}, err
 	}
-	return judgeLink3600(l, in), nil
+	return judgeSession(l, in), nil
 }
 
 func checkDB(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {

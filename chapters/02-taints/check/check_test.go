@@ -37,13 +37,13 @@ import (
 
 // The checks' IDs.
 const (
-	controlDefaults = "taints-control-defaults"
-	noScheduleKept  = "taints-noschedule-evicted-nothing"
-	twinRemoved     = "taints-noexecute-removed-one-twin"
-	link20Evicted   = "taints-link-20s-evicted"
-	link3600Stays   = "taints-link-3600s-stays"
-	dbValueReason   = "taints-db-value-and-reason"
-	myTimetableID   = "taints-my-timetable"
+	cacheDefaults     = "taints-cache-defaults"
+	noScheduleKept    = "taints-noschedule-evicted-nothing"
+	queueRemoved      = "taints-maintenance-removed-queue"
+	dispatcherEvicted = "taints-dispatcher-evicted"
+	sessionStays      = "taints-session-stays"
+	dbValueReason     = "taints-db-value-and-reason"
+	myTimetableID     = "taints-my-timetable"
 )
 
 // A labState is a cluster as the checks read it: the API's objects, the
@@ -57,9 +57,9 @@ type labState struct {
 // solvedLab is the state lab/solve.sh ends in; its steps, in seconds after t0 (when
 // it made namespace taints-lab):
 //
-//	1     the lab's pods and db applied; the scheduler binds each
-//	3     taints-2 NoSchedule; 3.5 NoExecute; twin-0s evicted at once
-//	5     taints-3 link-down; link-20s evicted 20 s later
+//	1     the lab's workloads and db applied; the scheduler binds each
+//	3     taints-2 NoSchedule; 3.5 NoExecute; queue evicted at once
+//	5     taints-3 link-down; dispatcher evicted 30 s later
 //	30    db patched; the StatefulSet controller makes db-0 again
 //	40    my-timetable recorded
 //	300   the checks run
@@ -70,14 +70,22 @@ func solvedLab(t *testing.T) labState {
 	// The log began with the cluster, before the lab.
 	st.log = []audit.Event{req(kwok, "create", "nodes", "taints-1", -3600)}
 	var events []runtime.Object
-	for i, name := range []string{"control", "twin-0s", "twin-forever", "link-20s", "link-3600s"} {
+	dep, rs := cacheObjects(t)
+	st.log = append(st.log,
+		req(learner, "create", "deployments", "cache", 0.9),
+		// The ReplicaSet controller names its pods by generateName: its
+		// create carries no name.
+		req(rsCtl, "create", "pods", "", 1.2),
+		req(scheduler, "create", "pods/binding", cacheName, 1.21),
+	)
+	for i, name := range []string{"agent", "queue", "session", "dispatcher"} {
 		sec := 1 + 0.02*float64(i)
 		st.log = append(st.log, placedBy(name, sec)...)
 		st.log = append(st.log, req(scheduler, "create", "events", name+".sched", sec+0.01))
 		p := pods[name]
 		// Gone pods' events name no UID the checks could compare.
 		uid := p.UID
-		if name == "twin-0s" || name == "link-20s" {
+		if name == "queue" || name == "dispatcher" {
 			uid = ""
 		}
 		ev := scheduledEv(name, p.Spec.NodeName, uid, sec+0.01)
@@ -92,9 +100,9 @@ func solvedLab(t *testing.T) labState {
 		req(learner, "patch", "nodes", "taints-2", 3),
 		req(learner, "patch", "nodes", "taints-2", 3.5),
 	)
-	st.log = append(st.log, evictedAt("twin-0s", 3.52)...)
+	st.log = append(st.log, evictedAt("queue", 3.52)...)
 	st.log = append(st.log, req(learner, "patch", "nodes", "taints-3", 5))
-	st.log = append(st.log, evictedAt("link-20s", 25.01)...)
+	st.log = append(st.log, evictedAt("dispatcher", 35.01)...)
 	st.log = append(st.log,
 		req(learner, "patch", "statefulsets", "db", 30),
 		req(stsCtl, "delete", "pods", "db-0", 30.5),
@@ -103,20 +111,21 @@ func solvedLab(t *testing.T) labState {
 		req(scheduler, "create", "events", "db-0.sched", 31.02),
 		req(learner, "create", "configmaps", MyTimetable, 40),
 	)
-	twin0, link20 := mark("twin-0s", 3.52), mark("link-20s", 25.01)
+	queue, dispatcher := mark("queue", 3.52), mark("dispatcher", 35.01)
 	dbSched := scheduledEv("db-0", "taints-1", db0.UID, 31.02)
-	events = append(events, &twin0, &link20, &dbSched)
+	events = append(events, &queue, &dispatcher, &dbSched)
 
 	st.objects = append([]runtime.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, CreationTimestamp: metav1.Time{Time: t0}}},
 		node("taints-1", 0),
 		node("taints-2", 3.5, maintNS, maintNE),
 		node("taints-3", 5, linkDown),
-		pods["control"], pods["twin-forever"], pods["link-3600s"],
+		dep, rs, cachePod(t, rs),
+		pods["agent"], pods["session"],
 		sts, db0, dbRevision(sts, 30),
 		// What lab/mytimetable prints for the pods above: soonest first,
 		// ties by name.
-		myTimetable("opslab.dev/link-down:NoExecute", "control now\ndb-0 now\ntwin-forever now\nlink-3600s after 3600s\n"),
+		myTimetable("node.kubernetes.io/unreachable:NoExecute", cacheName+" after 300s\nsession after 600s\ndb-0 after 900s\nagent never\n"),
 	}, events...)
 	return st
 }
@@ -130,6 +139,9 @@ func manifestPods(t *testing.T) map[string]*corev1.Pod {
 	t.Helper()
 	out := map[string]*corev1.Pod{}
 	for _, doc := range strings.Split(readLabFile(t, "pods.yaml"), "\n---\n") {
+		if strings.Contains(doc, "\nkind: Deployment\n") {
+			continue // cacheObjects
+		}
 		var m corev1.Pod
 		if err := yaml.UnmarshalStrict([]byte(doc), &m); err != nil {
 			t.Fatalf("lab/pods.yaml: %v", err)
@@ -139,6 +151,45 @@ func manifestPods(t *testing.T) map[string]*corev1.Pod {
 		out[m.Name] = p
 	}
 	return out
+}
+
+// cacheObjects reads Deployment cache of lab/pods.yaml as the API server
+// stores it, with the ReplicaSet its controller makes for it.
+func cacheObjects(t *testing.T) (*appsv1.Deployment, *appsv1.ReplicaSet) {
+	t.Helper()
+	for _, doc := range strings.Split(readLabFile(t, "pods.yaml"), "\n---\n") {
+		if !strings.Contains(doc, "\nkind: Deployment\n") {
+			continue
+		}
+		var d appsv1.Deployment
+		if err := yaml.UnmarshalStrict([]byte(doc), &d); err != nil {
+			t.Fatalf("lab/pods.yaml: %v", err)
+		}
+		d.UID = "uid-cache"
+		d.CreationTimestamp = metav1.Time{Time: at(0.9).Truncate(time.Second)}
+		rs := &appsv1.ReplicaSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "cache-85d9c566bf", Namespace: Namespace, UID: "uid-cache-rs",
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID, Controller: new(true)}}},
+			Spec: appsv1.ReplicaSetSpec{Template: d.Spec.Template},
+		}
+		return &d, rs
+	}
+	t.Fatal("lab/pods.yaml has no Deployment")
+	return nil, nil
+}
+
+// cachePod is the pod the ReplicaSet rs makes at 1.2 s, bound to the node
+// its nodeSelector names: the controller owns the fields it sent, and
+// admission has added the 300 s tolerations.
+func cachePod(t *testing.T, rs *appsv1.ReplicaSet) *corev1.Pod {
+	t.Helper()
+	tmpl := rs.Spec.Template
+	p := pod(cacheName, tmpl.Spec.NodeSelector["kubernetes.io/hostname"], 1.2, tmpl.Spec.Tolerations...)
+	admitDefaults(p)
+	p.Labels = tmpl.Labels
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: new(true)}}
+	p.ManagedFields = []metav1.ManagedFieldsEntry{managed(controllerAgent, 1.2, `{"f:metadata":{"f:labels":{}},"f:spec":{"f:containers":{},"f:nodeSelector":{}`+tolerationFields(tmpl.Spec.Tolerations)+`}}`)}
+	return p
 }
 
 // admitDefaults adds what the DefaultTolerationSeconds admission plugin
@@ -303,7 +354,7 @@ func checkNamed(t *testing.T, id string) labcheck.Check {
 // check that judges it fails, with a message that names the mistake, and
 // the others still pass.
 func TestChecksOnFakeCluster(t *testing.T) {
-	all := []string{controlDefaults, noScheduleKept, twinRemoved, link20Evicted, link3600Stays, dbValueReason, myTimetableID}
+	all := []string{cacheDefaults, noScheduleKept, queueRemoved, dispatcherEvicted, sessionStays, dbValueReason, myTimetableID}
 	// The outage lab's checks read a cluster of their own: outage_test.go.
 	if got := len(Checks()) - len(outageChecks()); got != len(all) {
 		t.Fatalf("Checks() has %d checks, this test knows %d: add the new one's cases", got, len(all))
@@ -323,40 +374,46 @@ func TestChecksOnFakeCluster(t *testing.T) {
 				st.remove(func(o runtime.Object) bool { _, isNode := o.(*corev1.Node); return !isNode })
 			},
 			fail: map[string]string{
-				controlDefaults: "there is no namespace taints-lab", noScheduleKept: "there is no namespace taints-lab",
-				twinRemoved: "there is no namespace taints-lab", link20Evicted: "there is no namespace taints-lab",
-				link3600Stays: "there is no namespace taints-lab", dbValueReason: "there is no namespace taints-lab",
+				cacheDefaults: "there is no namespace taints-lab", noScheduleKept: "there is no namespace taints-lab",
+				queueRemoved: "there is no namespace taints-lab", dispatcherEvicted: "there is no namespace taints-lab",
+				sessionStays: "there is no namespace taints-lab", dbValueReason: "there is no namespace taints-lab",
 				myTimetableID: "there is no namespace taints-lab",
 			}},
-		{name: "control writes the defaults", reason: "the learner wrote the two 300 s tolerations into control's manifest: admission added nothing",
+		{name: "cache writes the defaults", reason: "the learner wrote the two 300 s tolerations into cache's template: admission added nothing",
 			change: func(t *testing.T, st *labState) {
-				st.replace(pod("control", "taints-1", 1, notReady, unreach))
+				dep, rs := cacheObjects(t)
+				dep.Spec.Template.Spec.Tolerations = []corev1.Toleration{notReady, unreach}
+				rs.Spec.Template = dep.Spec.Template
+				st.replace(dep, rs, cachePod(t, rs))
 			},
-			fail: map[string]string{controlDefaults: "control's tolerations were sent by kubectl-client-side-apply, not added by admission"}},
-		{name: "control written without the log", reason: "the same, judged from managedFields",
+			fail: map[string]string{cacheDefaults: "cache's template writes the toleration"}},
+		{name: "cache's pod written without the log", reason: "a pod of cache's name and labels, made by the learner with the tolerations written out, judged from managedFields",
 			change: func(t *testing.T, st *labState) {
 				st.log = nil
-				st.replace(pod("control", "taints-1", 1, notReady, unreach))
+				_, rs := cacheObjects(t)
+				p := cachePod(t, rs)
+				p.ManagedFields = []metav1.ManagedFieldsEntry{managed("kubectl-create", 1.2, `{"f:spec":{"f:tolerations":{}}}`)}
+				st.replace(p)
 			},
-			fail: map[string]string{controlDefaults: "control's tolerations were sent by kubectl-client-side-apply"}},
-		{name: "link-20s deleted by hand", reason: "the learner did not wait and deleted link-20s 10 s after the taint",
+			fail: map[string]string{cacheDefaults: "tolerations were sent by kubectl-create"}},
+		{name: "dispatcher deleted by hand", reason: "the learner did not wait and deleted dispatcher 10 s after the taint",
 			change: func(t *testing.T, st *labState) {
 				st.log = slices.DeleteFunc(st.log, func(e audit.Event) bool {
-					return e.Name == "link-20s" && e.Received.After(at(6)) || e.Name == "link-20s.ev"
+					return e.Name == "dispatcher" && e.Received.After(at(6)) || e.Name == "dispatcher.ev"
 				})
-				st.log = append(st.log, req(learner, "delete", "pods", "link-20s", 15), req(kwok, "delete", "pods", "link-20s", 15.1))
-				st.remove(func(o runtime.Object) bool { e, ok := o.(*corev1.Event); return ok && e.Name == "link-20s.ev" })
+				st.log = append(st.log, req(learner, "delete", "pods", "dispatcher", 15), req(kwok, "delete", "pods", "dispatcher", 15.1))
+				st.remove(func(o runtime.Object) bool { e, ok := o.(*corev1.Event); return ok && e.Name == "dispatcher.ev" })
 			},
-			fail: map[string]string{link20Evicted: "link-20s was deleted by kwok-admin (kubectl), not by the taint eviction controller"}},
-		{name: "link-3600s put back by hand", reason: "the learner deleted link-3600s and made it again with spec.nodeName: the scheduler never judged it against the taint",
+			fail: map[string]string{dispatcherEvicted: "dispatcher was deleted by kwok-admin (kubectl), not by the taint eviction controller"}},
+		{name: "session put back by hand", reason: "the learner deleted session and made it again with spec.nodeName: the scheduler never judged it against the taint",
 			change: func(t *testing.T, st *labState) {
-				st.log = append(st.log, req(learner, "delete", "pods", "link-3600s", 60), req(kwok, "delete", "pods", "link-3600s", 60.1),
-					req(learner, "create", "pods", "link-3600s", 61))
-				st.replace(byHand(pod("link-3600s", "taints-3", 61, tol(LinkKey, s(3600)))))
+				st.log = append(st.log, req(learner, "delete", "pods", "session", 60), req(kwok, "delete", "pods", "session", 60.1),
+					req(learner, "create", "pods", "session", 61))
+				st.replace(byHand(pod("session", "taints-3", 61, tol(LinkKey, s(600)))))
 			},
-			fail: map[string]string{link3600Stays: "link-3600s was placed by hand: nobody bound it to a node",
-				myTimetableID: "link-3600s was placed by hand"}},
-		{name: "link-3600s checked too soon", reason: "the checks ran 10 s after the link went down, before link-20s's time was up",
+			fail: map[string]string{sessionStays: "session was placed by hand: nobody bound it to a node",
+				myTimetableID: "session was placed by hand"}},
+		{name: "session checked too soon", reason: "the checks ran 10 s after the link went down, before dispatcher's time was up",
 			change: func(t *testing.T, st *labState) {
 				st.now = at(15)
 				st.log = slices.DeleteFunc(st.log, func(e audit.Event) bool { return e.Received.After(st.now) })
@@ -364,7 +421,7 @@ func TestChecksOnFakeCluster(t *testing.T) {
 					e, ok := o.(*corev1.Event)
 					return ok && e.CreationTimestamp.After(st.now)
 				})
-				st.objects = append(st.objects, manifestPods(t)["link-20s"])
+				st.objects = append(st.objects, manifestPods(t)["dispatcher"])
 				// db is not patched yet.
 				db := dbSolved(t)
 				db.Spec.Template.Spec.Tolerations, db.Annotations, db.Generation = nil, nil, 1
@@ -372,8 +429,8 @@ func TestChecksOnFakeCluster(t *testing.T) {
 				st.replace(db, dbPod(db, 1.2))
 				st.remove(func(o runtime.Object) bool { m, ok := o.(metav1.Object); return ok && m.GetName() == MyTimetable })
 			},
-			fail: map[string]string{link20Evicted: "link-20s is still there, 10 s after the taints of taints-3 were last written",
-				link3600Stays: "link-3600s has been under the taint for only 10 s",
+			fail: map[string]string{dispatcherEvicted: "dispatcher is still there, 10 s after the taints of taints-3 were last written",
+				sessionStays:  "session has been under the taint for only 10 s",
 				dbValueReason: "db's pod template does not wait longer than the default 300 s",
 				myTimetableID: "there is no ConfigMap my-timetable"}},
 		{name: "db without a reason", reason: "the learner raised db's tolerationSeconds but wrote no reason on the StatefulSet",
@@ -390,7 +447,7 @@ func TestChecksOnFakeCluster(t *testing.T) {
 				st.replace(db)
 			},
 			fail: map[string]string{dbValueReason: "db's rollout has not finished"}},
-		{name: "db-0 patched instead of the template", reason: "the learner gave db-0 its 6000 s with kubectl patch pod: db's template still says nothing",
+		{name: "db-0 patched instead of the template", reason: "the learner gave db-0 its 900 s with kubectl patch pod: db's template still says nothing",
 			change: func(t *testing.T, st *labState) {
 				db := dbSolved(t)
 				db.Spec.Template.Spec.Tolerations = nil

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
 )
 
@@ -128,6 +129,65 @@ func lifeOf(log []audit.Event, name string) life {
 		}
 	}
 	return l
+}
+
+// madeByReplicaSet says why the audit log does not show that the
+// ReplicaSet controller made pod p, or "" when it does. The controller
+// names its pods by generateName, so the log, which keeps no bodies of
+// creates, records its create with no name: the create is the one in the
+// second the server stamped on the pod, and nobody else may have created a
+// pod of that name, or one with a generated name, in that second.
+func madeByReplicaSet(l lab, p *corev1.Pod, r *labcheck.Result) string {
+	made := p.CreationTimestamp.Time
+	var found *audit.Event
+	for i := range l.log {
+		e := &l.log[i]
+		if !e.Is("create", "pods") || e.Namespace != Namespace || !e.OK() || (e.Name != "" && e.Name != p.Name) {
+			continue
+		}
+		// The stamp is in whole seconds; allow one more either side.
+		if e.Received.Before(made.Add(-time.Second)) || e.Received.After(made.Add(2*time.Second)) {
+			continue
+		}
+		if !e.ByController(audit.ReplicaSetController) {
+			return fmt.Sprintf("%s was made at %s, when %s also created a pod (%s): only the ReplicaSet controller's own pods count", p.Name, hms(made), e.Who(), e.String())
+		}
+		found = e
+	}
+	if found == nil {
+		return fmt.Sprintf("the audit log has no create by the ReplicaSet controller at %s, when %s was made, in this run of the lab", hms(made), p.Name)
+	}
+	r.Seen("%s (the create of %s, made at %s)", found.String(), p.Name, hms(made))
+	return ""
+}
+
+// editsOf returns the changes to the pod named name (changesPod) before
+// its first deletion, whoever made it.
+func editsOf(log []audit.Event, name string) []audit.Event {
+	var out []audit.Event
+	for _, e := range log {
+		if e.Namespace != Namespace || e.Resource != "pods" || e.Name != name || !e.OK() {
+			continue
+		}
+		if e.Is("delete", "pods") {
+			break
+		}
+		if changesPod(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// boundOf returns the last granted binding of the pod named name.
+func boundOf(log []audit.Event, name string) *audit.Event {
+	var out *audit.Event
+	for i := range log {
+		if e := &log[i]; e.Namespace == Namespace && e.Name == name && e.Is("create", "pods/binding") && e.OK() {
+			out = e
+		}
+	}
+	return out
 }
 
 // placed says how the pod came to its node: ok when the scheduler bound it,

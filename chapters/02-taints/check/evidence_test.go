@@ -107,12 +107,12 @@ func TestDurationsIn(t *testing.T) {
 		name, text string
 		want       []time.Duration
 	}{
-		{"seconds", "waits 6000 s", []time.Duration{6000 * time.Second}},
-		{"bare", "tolerationSeconds 6000 on both", []time.Duration{6000 * time.Second}},
+		{"seconds", "waits 900 s", []time.Duration{900 * time.Second}},
+		{"bare", "tolerationSeconds 900 on both", []time.Duration{900 * time.Second}},
 		{"minutes", "100 minutes", []time.Duration{100 * time.Minute}},
 		{"hours", "2 h", []time.Duration{2 * time.Hour}},
 		{"go", "1h40m", []time.Duration{time.Hour, 40 * time.Minute, 100 * time.Minute}},
-		{"thousands", "6,000 seconds", []time.Duration{6000 * time.Second}},
+		{"thousands", "1,200 seconds", []time.Duration{1200 * time.Second}},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,9 @@ import (
 // managedFields the server would have stamped. The cheat tests
 // (cheat_e2e_test.go) build the same on the real cluster.
 
+// cacheName is the name the ReplicaSet of Deployment cache gave its pod.
+const cacheName = "cache-85d9c566bf-vf5dj"
+
 // t0 is when the lab's namespace was made; at(s) is s seconds later.
 var t0 = time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
 
@@ -35,6 +38,7 @@ var (
 	kwok      = audittest.Kwok
 	taintCtl  = audittest.Controller("node-controller")
 	stsCtl    = audittest.Controller("statefulset-controller")
+	rsCtl     = audittest.Controller("replicaset-controller")
 	asCtl     = audittest.Impersonating(audit.TaintEviction)
 	// A learner who minted the controller's token and used it with kubectl.
 	withCtlToken = audittest.WithToken(audit.TaintEviction)
@@ -150,11 +154,15 @@ func tol(key string, seconds *int64) corev1.Toleration {
 func s(n int64) *int64 { return &n }
 
 var (
-	linkDown = corev1.Taint{Key: LinkKey, Value: "switch-4", Effect: corev1.TaintEffectNoExecute}
-	maintNS  = corev1.Taint{Key: MaintKey, Value: "planned", Effect: corev1.TaintEffectNoSchedule}
-	maintNE  = corev1.Taint{Key: MaintKey, Value: "planned", Effect: corev1.TaintEffectNoExecute}
-	notReady = tol("node.kubernetes.io/not-ready", s(300))
-	unreach  = tol("node.kubernetes.io/unreachable", s(300))
+	linkDown = corev1.Taint{Key: LinkKey, Value: "rack-switch", Effect: corev1.TaintEffectNoExecute}
+	maintNS  = corev1.Taint{Key: MaintKey, Value: "firmware", Effect: corev1.TaintEffectNoSchedule}
+	maintNE  = corev1.Taint{Key: MaintKey, Value: "firmware", Effect: corev1.TaintEffectNoExecute}
+	// agent's toleration (lab/pods.yaml): every NoExecute taint, for good.
+	everyNoExecute = corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}
+	// queue's: a kernel maintenance only.
+	kernelOnly = corev1.Toleration{Key: MaintKey, Operator: corev1.TolerationOpEqual, Value: "kernel", Effect: corev1.TaintEffectNoExecute}
+	notReady   = tol("node.kubernetes.io/not-ready", s(300))
+	unreach    = tol("node.kubernetes.io/unreachable", s(300))
 )
 
 // event is an Event object of the lab, written at s by manager, with its

@@ -21,9 +21,13 @@ import (
 // machine shared with other work.
 const late = 15 * time.Second
 
-// link20 is link-20s's tolerationSeconds: link-3600s shows something only
-// once it has outlasted it.
-const link20 = 20 * time.Second
+// The lab's values on taints-3 (lab/pods.yaml): dispatcher leaves 30 s
+// after the link-down taint; session, which shows something only once it
+// has outlasted dispatcher, 600 s after it.
+const (
+	dispatcherWait = 30 * time.Second
+	sessionWait    = 600 * time.Second
+)
 
 // hms formats a time the way the evidence shows it.
 func hms(t time.Time) string { return t.UTC().Format("15:04:05") }
@@ -360,46 +364,49 @@ func boundBeforeTaint(l lab, pod string, placed time.Time, n *corev1.Node, r *la
 	return ""
 }
 
-// A twinsInput is what the NoExecute check reads.
-type twinsInput struct {
-	node          *corev1.Node
-	forever, zero *corev1.Pod // nil when gone
-	events        []corev1.Event
+// A maintenanceInput is what the NoExecute check of taints-2 reads.
+type maintenanceInput struct {
+	node         *corev1.Node
+	agent, queue *corev1.Pod // nil when gone
+	events       []corev1.Event
 }
 
-func judgeTwins(l lab, in twinsInput) labcheck.Result {
+// judgeMaintenance passes when the maintenance taint removed queue, which
+// tolerates only a kernel maintenance, at once and by the controller, and
+// left agent, which tolerates every taint and was there too.
+func judgeMaintenance(l lab, in maintenanceInput) labcheck.Result {
 	var r labcheck.Result
 	taint, ok := nodeTaint(in.node, MaintKey, corev1.TaintEffectNoExecute)
 	if !ok {
-		r.Message = "taints-2 has no " + MaintKey + " NoExecute taint"
+		r.Message = "taints-2 has no " + MaintKey + " NoExecute taint: start its maintenance with kubectl taint"
 		return r
 	}
 	r.Seen("taints-2 has taint %s", kube.Taint(taint))
-	if !running(in.forever) || in.forever.Spec.NodeName != "taints-2" {
-		r.Message = "twin-forever does not run on taints-2: it tolerates the taint without seconds and should have stayed"
+	if !running(in.agent) || in.agent.Spec.NodeName != "taints-2" {
+		r.Message = "agent does not run on taints-2: it tolerates every NoExecute taint, with no seconds, and should have stayed"
 		return r
 	}
-	if in.zero != nil && in.zero.DeletionTimestamp == nil {
-		r.Message = "twin-0s is still there; with tolerationSeconds 0 it should have left at once"
+	if in.queue != nil && in.queue.DeletionTimestamp == nil {
+		r.Message = fmt.Sprintf("queue is still there under %s: it tolerates a kernel maintenance only, so a firmware one removes it at once", kube.Taint(taint))
 		return r
 	}
-	at, why := judgeEviction(l, evictionCase{pod: "twin-0s", node: in.node, tolerate: 0, events: in.events}, &r)
+	at, why := judgeEviction(l, evictionCase{pod: "queue", node: in.node, tolerate: 0, events: in.events}, &r)
 	if why != "" {
 		r.Message = why
 		return r
 	}
-	placed, why := placedAt(l, "twin-forever", in.forever, in.events, time.Time{}, &r)
+	placed, why := placedAt(l, "agent", in.agent, in.events, time.Time{}, &r)
 	if why != "" {
 		r.Message = why
 		return r
 	}
 	// Whole seconds without the log: a placement in the same second counts.
 	if placed.After(at) && (l.hasLog || placed.Sub(at) >= time.Second) {
-		r.Message = fmt.Sprintf("twin-forever came to taints-2 at %s, after twin-0s had left at %s, so it did not stay through the taint's arrival", hms(placed), hms(at))
+		r.Message = fmt.Sprintf("agent came to taints-2 at %s, after queue had left at %s, so it did not stay through the maintenance's start", hms(placed), hms(at))
 		return r
 	}
 	r.Pass = true
-	r.Message = "the taint eviction controller removed twin-0s (tolerationSeconds 0) at once and left twin-forever (no tolerationSeconds), which was there too"
+	r.Message = "the taint eviction controller removed queue, whose toleration matches a kernel maintenance only, at once, and left agent, which tolerates every NoExecute taint and was there too"
 	return r
 }
 
@@ -426,53 +433,54 @@ func linkTaint(n *corev1.Node, r *labcheck.Result) (taints.Taint, bool) {
 	return taint, true
 }
 
-func judgeLink20(l lab, in linkInput) labcheck.Result {
+func judgeDispatcher(l lab, in linkInput) labcheck.Result {
 	var r labcheck.Result
 	if _, ok := linkTaint(in.node, &r); !ok {
 		return r
 	}
 	if in.pod != nil && in.pod.DeletionTimestamp == nil {
-		r.Message = "link-20s is still there"
+		r.Message = "dispatcher is still there"
 		if w, _, ok := taintsWritten(in.node); ok {
 			r.Message += fmt.Sprintf(", %s after the taints of taints-3 were last written", secs(l.now.Sub(w)))
 		}
 		return r
 	}
-	at, why := judgeEviction(l, evictionCase{pod: "link-20s", node: in.node, tolerate: link20, events: in.events}, &r)
+	at, why := judgeEviction(l, evictionCase{pod: "dispatcher", node: in.node, tolerate: dispatcherWait, events: in.events}, &r)
 	if why != "" {
 		r.Message = why
 		return r
 	}
 	r.Pass = true
-	r.Message = fmt.Sprintf("the taint eviction controller removed link-20s at %s, 20 s after the link-down taint reached it and no earlier", hms(at))
+	r.Message = fmt.Sprintf("the taint eviction controller removed dispatcher at %s, 30 s after the link-down taint reached it and no earlier", hms(at))
 	return r
 }
 
-func judgeLink3600(l lab, in linkInput) labcheck.Result {
+func judgeSession(l lab, in linkInput) labcheck.Result {
 	var r labcheck.Result
 	taint, ok := linkTaint(in.node, &r)
 	if !ok {
 		return r
 	}
 	p := in.pod
+	if p == nil || p.DeletionTimestamp != nil {
+		// Gone: it stayed if the controller removed it when its 600 s were up.
+		at, why := judgeEviction(l, evictionCase{pod: "session", node: in.node, tolerate: sessionWait, events: in.events}, &r)
+		if why != "" {
+			r.Message = why
+			return r
+		}
+		r.Pass = true
+		r.Message = fmt.Sprintf("session rode out its 600 s under the link-down taint: the taint eviction controller removed it at %s, when they were up and no earlier", hms(at))
+		return r
+	}
 	if !running(p) || p.Spec.NodeName != "taints-3" {
-		why := "is gone"
-		if p != nil {
-			why = fmt.Sprintf("is %s on %q", p.Status.Phase, p.Spec.NodeName)
-			if p.DeletionTimestamp != nil {
-				why = "is being deleted"
-			}
-		}
-		r.Message = fmt.Sprintf("link-3600s %s", why)
-		if w, _, ok := taintsWritten(in.node); ok && l.now.Sub(w) > time.Hour {
-			r.Message += ": the taint is more than an hour old, so redo the experiment"
-		}
+		r.Message = fmt.Sprintf("session is %s on %q, not running on taints-3", p.Status.Phase, p.Spec.NodeName)
 		return r
 	}
 	if !l.hasLog {
 		r.Seen("%s", l.withoutLog("the scheduler's Scheduled event, the pod's managedFields and the server's record of when the node's taints were written"))
 	}
-	placed, why := placedAt(l, "link-3600s", p, in.events, time.Time{}, &r)
+	placed, why := placedAt(l, "session", p, in.events, time.Time{}, &r)
 	if why != "" {
 		r.Message = why
 		return r
@@ -487,52 +495,103 @@ func judgeLink3600(l lab, in linkInput) labcheck.Result {
 	}
 	age := l.now.Sub(start)
 	v := taints.Evict([]taints.Taint{taint}, kube.Tolerations(p.Spec.Tolerations))
-	r.Seen("link-3600s has run under the taint since %s, when %s: %s; by its tolerations it leaves %s", hms(start), from, secs(age), v.Leave)
+	r.Seen("session has run under the taint since %s, when %s: %s; by its tolerations it leaves %s", hms(start), from, secs(age), v.Leave)
 	if v.Leave.Kind != taints.After || v.Leave.After <= age {
-		r.Message = fmt.Sprintf("link-3600s should leave %s, yet it has been under the taint for %s: is it the lab's pod?", v.Leave, secs(age))
+		r.Message = fmt.Sprintf("session should leave %s, yet it has been under the taint for %s: is it the lab's pod?", v.Leave, secs(age))
 		return r
 	}
-	if age < link20 {
-		r.Message = fmt.Sprintf("link-3600s has been under the taint for only %s: it shows something once it has outlasted link-20s's 20 s", secs(age))
+	if age < dispatcherWait {
+		r.Message = fmt.Sprintf("session has been under the taint for only %s: it shows something once it has outlasted dispatcher's 30 s", secs(age))
 		return r
 	}
 	r.Pass = true
-	r.Message = fmt.Sprintf("link-3600s still runs %s into its 3600 s under the link-down taint", secs(age))
+	r.Message = fmt.Sprintf("session still runs %s into its 600 s under the link-down taint", secs(age))
 	return r
 }
 
-// judgeControl passes when the control pod carries the two tolerations the
+// A cacheInput is what the admission check reads: Deployment cache (nil
+// when missing), the pods labelled app=cache, and the ReplicaSets that own
+// them, by name.
+type cacheInput struct {
+	deployment *appsv1.Deployment
+	pods       []corev1.Pod
+	owners     map[string]*appsv1.ReplicaSet
+}
+
+// judgeCache passes when cache's template writes no toleration and each of
+// its running pods, made by its ReplicaSet, carries the two tolerations the
 // DefaultTolerationSeconds admission plugin adds, and nobody sent them.
 // The server records which fields each client sent (managedFields) before
-// admission runs, so what admission adds has no owner.
-func judgeControl(l lab, p *corev1.Pod) labcheck.Result {
-	if p == nil {
-		return labcheck.Failf("there is no pod control in namespace %s: apply the lab's pods first", Namespace)
+// admission runs, so what admission adds has no owner; a toleration in the
+// template is sent by the ReplicaSet controller and has one.
+func judgeCache(l lab, in cacheInput) labcheck.Result {
+	d := in.deployment
+	if d == nil {
+		return labcheck.Failf("there is no Deployment cache in namespace %s: apply the lab's workloads first", Namespace)
 	}
 	var r labcheck.Result
 	if !l.hasLog {
-		r.Seen("%s", l.withoutLog("the pod's managedFields, the fields each client sent as the server recorded them"))
+		r.Seen("%s", l.withoutLog("the pods' owners and managedFields, the fields each client sent as the server recorded them"))
 	}
-	r.Seen("pod control runs on %s, phase %s", p.Spec.NodeName, p.Status.Phase)
-	if p.Spec.NodeName != "taints-1" {
-		r.Message = fmt.Sprintf("control runs on %q, not on the control node taints-1", p.Spec.NodeName)
+	if tols := kube.Tolerations(d.Spec.Template.Spec.Tolerations); len(tols) > 0 {
+		r.Message = fmt.Sprintf("cache's template writes the toleration %s: the lab's cache writes none, so what its pod carries would be yours, not admission's: apply pods.yaml again", tols[0])
 		return r
 	}
-	if l.hasLog {
-		life := lifeOf(l.log, "control")
-		if life.created == nil {
-			r.Message = "the audit log has no create of control in this run of the lab"
+	r.Seen("Deployment cache's template writes no toleration")
+	judged := 0
+	for i := range in.pods {
+		p := &in.pods[i]
+		if !running(p) {
+			continue
+		}
+		var rs *appsv1.ReplicaSet
+		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "ReplicaSet" {
+			rs = in.owners[ref.Name]
+		}
+		if ref := ownerOf(rs); ref == nil || ref.Kind != "Deployment" || ref.UID != d.UID {
+			r.Message = fmt.Sprintf("pod %s is labelled app=cache, but no ReplicaSet of Deployment cache made it: delete it and let cache's own pods speak", p.Name)
 			return r
 		}
-		r.Seen("%s", life.created.String())
-		if len(life.edits) > 0 {
-			r.Message = fmt.Sprintf("control was changed after it was created (%s), so what it carries may be yours: delete it and apply pods.yaml again", life.edits[0].String())
+		if msg := judgeCachePod(l, p, &r); msg != "" {
+			r.Message = msg
 			return r
+		}
+		judged++
+	}
+	if judged == 0 {
+		r.Message = "cache has no running pod: wait for it with kubectl -n taints-lab rollout status deployment/cache"
+		return r
+	}
+	r.Pass = true
+	r.Message = "no client sent cache's pod a toleration, yet it carries not-ready and unreachable NoExecute tolerations of 300 s: the DefaultTolerationSeconds admission plugin added them"
+	return r
+}
+
+// ownerOf returns a ReplicaSet's controller, nil for none or no ReplicaSet.
+func ownerOf(rs *appsv1.ReplicaSet) *metav1.OwnerReference {
+	if rs == nil {
+		return nil
+	}
+	return metav1.GetControllerOf(rs)
+}
+
+// judgeCachePod says why one of cache's pods does not show admission's
+// tolerations, or "" when it does.
+func judgeCachePod(l lab, p *corev1.Pod, r *labcheck.Result) string {
+	r.Seen("pod %s runs on %s, phase %s", p.Name, p.Spec.NodeName, p.Status.Phase)
+	if p.Spec.NodeName != "taints-1" {
+		return fmt.Sprintf("%s runs on %q, not on taints-1, where pods.yaml puts cache", p.Name, p.Spec.NodeName)
+	}
+	if l.hasLog {
+		if msg := madeByReplicaSet(l, p, r); msg != "" {
+			return msg
+		}
+		if edits := editsOf(l.log, p.Name); len(edits) > 0 {
+			return fmt.Sprintf("%s was changed after it was created (%s), so what it carries may be yours: delete it and let its ReplicaSet make it again", p.Name, edits[0].String())
 		}
 	}
 	if len(p.ManagedFields) == 0 {
-		r.Message = "control carries no record of who sent which field (managedFields was cleared), so admission's tolerations cannot be told from written ones: delete it and apply pods.yaml again"
-		return r
+		return fmt.Sprintf("%s carries no record of who sent which field (managedFields was cleared), so admission's tolerations cannot be told from written ones: delete it and let its ReplicaSet make it again", p.Name)
 	}
 	for _, m := range p.ManagedFields {
 		if m.Subresource == "" && m.Time != nil {
@@ -540,8 +599,7 @@ func judgeControl(l lab, p *corev1.Pod) labcheck.Result {
 		}
 	}
 	if own := owners(p.ManagedFields, "f:spec", "f:tolerations"); len(own) > 0 {
-		r.Message = fmt.Sprintf("control's tolerations were sent by %s, not added by admission: the control pod must write none", own[0].Manager)
-		return r
+		return fmt.Sprintf("%s's tolerations were sent by %s, not added by admission: cache's pod must write none", p.Name, own[0].Manager)
 	}
 	have := kube.Tolerations(p.Spec.Tolerations)
 	for _, t := range have {
@@ -549,13 +607,10 @@ func judgeControl(l lab, p *corev1.Pod) labcheck.Result {
 	}
 	for _, w := range taints.AdmitDefaults(nil, taints.DefaultTolerationSeconds) {
 		if !slices.ContainsFunc(have, func(t taints.Toleration) bool { return sameToleration(t, w) }) {
-			r.Message = fmt.Sprintf("control lacks the default toleration %s; was the DefaultTolerationSeconds admission plugin turned off?", w)
-			return r
+			return fmt.Sprintf("%s lacks the default toleration %s; was the DefaultTolerationSeconds admission plugin turned off?", p.Name, w)
 		}
 	}
-	r.Pass = true
-	r.Message = "no client sent control a toleration, yet it carries not-ready and unreachable NoExecute tolerations of 300 s: the DefaultTolerationSeconds admission plugin added them"
-	return r
+	return ""
 }
 
 func sameToleration(a, b taints.Toleration) bool {
@@ -723,7 +778,7 @@ func writtenSinceMade(p *corev1.Pod) string {
 	return ""
 }
 
-// valuesText names the values a reason must name: "6000 s", "6000 s and 7200 s".
+// valuesText names the values a reason must name: "900 s", "900 s and 1200 s".
 func valuesText(values []time.Duration) string {
 	var out []string
 	for _, v := range values {

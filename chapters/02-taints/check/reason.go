@@ -14,7 +14,7 @@ import (
 // number it explains, since the next operator who opens the manifest sees
 // only a number. Whether a sentence says the first is for a person to
 // judge: a list of words it must contain only teaches a learner the list
-// ("6000 6000 6000 6000 6000 data" had every word it asked for). A program
+// ("6000 6000 6000 6000 6000 data" had every word it once asked for). A program
 // judges what it can, that the reason is there and names the value; the
 // check's report shows the reason and says that a person must read it.
 var (
@@ -39,7 +39,7 @@ func judgeReason(reason string, values []time.Duration) string {
 }
 
 // durationsIn returns the durations a text names: a number with a unit
-// (6000 s, 100 minutes, 2 h), a number alone as seconds, and runs written
+// (900 s, 15 minutes, 2 h), a number alone as seconds, and runs written
 // together such as 1h40m.
 func durationsIn(text string) []time.Duration {
 	text = thousandRE.ReplaceAllString(text, "$1$2")

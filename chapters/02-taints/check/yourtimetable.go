@@ -12,6 +12,7 @@ import (
 	taints "github.com/opslab/opslab/chapters/02-taints"
 	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/audit"
 )
 
 // MyTimetable is the ConfigMap of taints-lab where the learner records the
@@ -28,8 +29,8 @@ func timetableChecks() []labcheck.Check {
 			Reads: "ConfigMap taints-lab/" + MyTimetable + " (taint, node, out): the output, not who wrote the program that printed it; the pods of taints-lab, their tolerations, and who placed them (the audit log's bindings, or without it who wrote spec.nodeName)",
 			Hints: []string{
 				"Write a program that lists the pods of taints-lab and prints, for a NoExecute taint, one line per pod on a node: POD now, POD after Ns or POD never, soonest first, ties by name.",
-				"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute)",
-				"Pods change as the lab goes on: run your program again and replace the ConfigMap: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=opslab.dev/link-down:NoExecute --from-file=out=<(your-program opslab.dev/link-down:NoExecute) --dry-run=client -o yaml | kubectl replace -f -",
+				"Record a run: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=node.kubernetes.io/unreachable:NoExecute --from-file=out=<(your-program node.kubernetes.io/unreachable:NoExecute)",
+				"Pods change as the lab goes on: run your program again and replace the ConfigMap: kubectl -n taints-lab create configmap " + MyTimetable + " --from-literal=taint=node.kubernetes.io/unreachable:NoExecute --from-file=out=<(your-program node.kubernetes.io/unreachable:NoExecute) --dry-run=client -o yaml | kubectl replace -f -",
 			},
 			Run: checkMyTimetable,
 		},
@@ -108,7 +109,7 @@ func judgeMyTimetable(l lab, cm *corev1.ConfigMap, list []corev1.Pod) labcheck.R
 		kinds[row.Verdict.Leave.Kind] = true
 	}
 	if len(kinds) < 2 {
-		r.Message = fmt.Sprintf("under %s every pod of %s leaves the same way; pick a taint that tells them apart (opslab.dev/link-down:NoExecute does)", taint, Namespace)
+		r.Message = fmt.Sprintf("under %s every pod of %s leaves the same way; pick a taint that tells them apart (node.kubernetes.io/unreachable:NoExecute does)", taint, Namespace)
 		return r
 	}
 	want := strings.Split(strings.TrimSuffix(TimetableLines(rows), "\n"), "\n")
@@ -139,7 +140,14 @@ func judgeMyTimetable(l lab, cm *corev1.ConfigMap, list []corev1.Pod) labcheck.R
 // here: it lives an hour, and the exercise may come later.)
 func placedByScheduler(l lab, p *corev1.Pod) string {
 	if l.hasLog {
-		_, why := lifeOf(l.log, p.Name).placed()
+		life := lifeOf(l.log, p.Name)
+		if life.created == nil && metav1.GetControllerOf(p) != nil {
+			// A controller's pod: its create has no name in the log
+			// (generateName), its binding has.
+			life.created = &audit.Event{}
+			life.bound = boundOf(l.log, p.Name)
+		}
+		_, why := life.placed()
 		return why
 	}
 	if m, ok := placedByHand(p); ok {

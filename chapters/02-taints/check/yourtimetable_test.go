@@ -18,15 +18,15 @@ func myTimetable(taint, out string) *corev1.ConfigMap {
 
 func TestCheckMyTimetable(t *testing.T) {
 	pods := []corev1.Pod{
-		*withTolerations(pod("control", "taints-1", 1), notReady, unreach),
-		*pod("link-3600s", "taints-3", 1, tol(LinkKey, s(3600))),
-		*pod("twin-forever", "taints-2", 1, tol(MaintKey, nil)),
+		*withTolerations(pod("queue", "taints-2", 1), notReady, unreach),
+		*pod("session", "taints-3", 1, tol(LinkKey, s(600))),
+		*pod("agent", "taints-2", 1, tol(MaintKey, nil)),
 		*pod("pending", "", 1), // not on a node: not in a timetable
 	}
-	log := logLab(cat(placedBy("control", 1), placedBy("link-3600s", 1), placedBy("twin-forever", 1), []audit.Event{req(learner, "create", "pods", "pending", 1)})...)
+	log := logLab(cat(placedBy("queue", 1), placedBy("session", 1), placedBy("agent", 1), []audit.Event{req(learner, "create", "pods", "pending", 1)})...)
 	const link = "opslab.dev/link-down:NoExecute"
 	pinned := append([]corev1.Pod{}, pods...)
-	pinned[2] = *byHand(pod("twin-forever", "taints-2", 1, tol(MaintKey, nil)))
+	pinned[2] = *byHand(pod("agent", "taints-2", 1, tol(MaintKey, nil)))
 	cases := []struct {
 		name, reason string
 		lab          lab
@@ -37,28 +37,28 @@ func TestCheckMyTimetable(t *testing.T) {
 	}{
 		{"untouched", "no ConfigMap yet", log, nil, pods, false, "there is no ConfigMap my-timetable"},
 		{"agrees", "the learner's lines are the chapter's, soonest first, ties by name",
-			log, myTimetable(link, "control now\ntwin-forever now\nlink-3600s after 3600s\n"), pods, true, "agrees with the chapter's, line for line (3 pods)"},
+			log, myTimetable(link, "agent now\nqueue now\nsession after 600s\n"), pods, true, "agrees with the chapter's, line for line (3 pods)"},
 		{"spacing_ignored", "columns may be aligned with any spaces",
-			log, myTimetable(link, "control       now\ntwin-forever  now\nlink-3600s    after 3600s"), pods, true, "line for line"},
-		{"wrong_order", "soonest first: link-3600s comes after the pods that leave now",
-			log, myTimetable(link, "link-3600s after 3600s\ncontrol now\ntwin-forever now\n"), pods, false, `line 1 of your timetable is "link-3600s after 3600s"`},
-		{"used_last_toleration", "a program that ignores the seconds says never for link-3600s",
-			log, myTimetable(link, "control now\ntwin-forever now\nlink-3600s never\n"), pods, false, `line 3 of your timetable is "link-3600s never"`},
+			log, myTimetable(link, "agent     now\nqueue     now\nsession   after 600s"), pods, true, "line for line"},
+		{"wrong_order", "soonest first: session comes after the pods that leave now",
+			log, myTimetable(link, "session after 600s\nagent now\nqueue now\n"), pods, false, `line 1 of your timetable is "session after 600s"`},
+		{"used_last_toleration", "a program that ignores the seconds says never for session",
+			log, myTimetable(link, "agent now\nqueue now\nsession never\n"), pods, false, `line 3 of your timetable is "session never"`},
 		{"missing_pod", "every pod on a node has a line",
-			log, myTimetable(link, "control now\ntwin-forever now\n"), pods, false, `line 3 of your timetable is "(nothing)"`},
+			log, myTimetable(link, "agent now\nqueue now\n"), pods, false, `line 3 of your timetable is "(nothing)"`},
 		{"copied_from_the_chapter", "the chapter's example is for pods this namespace does not have",
-			log, myTimetable(link, "link-0s now\nno-toleration now\nlink-20s after 20s\n"), pods, false, `line 1 of your timetable is "link-0s now"`},
+			log, myTimetable(link, "dispatcher now\nqueue now\nsession after 600s\n"), pods, false, `line 1 of your timetable is "dispatcher now"`},
 		{"noschedule", "a NoSchedule taint removes nobody: nothing to time",
 			log, myTimetable("opslab.dev/link-down:NoSchedule", ""), pods, false, "is not NoExecute"},
 		{"all_the_same", "a taint every pod leaves for at once tells nothing apart",
-			log, myTimetable("opslab.dev/other:NoExecute", "control now\nlink-3600s now\ntwin-forever now\n"), pods, false, "every pod of taints-lab leaves the same way"},
+			log, myTimetable("opslab.dev/other:NoExecute", "agent now\nqueue now\nsession now\n"), pods, false, "every pod of taints-lab leaves the same way"},
 		{"pinned_pods", "pods created with spec.nodeName are not the lab's",
-			logLab(cat(placedBy("control", 1), placedBy("link-3600s", 1), []audit.Event{req(learner, "create", "pods", "twin-forever", 1)})...),
-			myTimetable(link, "control now\ntwin-forever now\nlink-3600s after 3600s\n"), pods, false, "twin-forever was placed by hand"},
+			logLab(cat(placedBy("queue", 1), placedBy("session", 1), []audit.Event{req(learner, "create", "pods", "agent", 1)})...),
+			myTimetable(link, "agent now\nqueue now\nsession after 600s\n"), pods, false, "agent was placed by hand"},
 		{"api_agrees", "no log: nobody wrote the pods' spec.nodeName",
-			apiLab(), myTimetable(link, "control now\ntwin-forever now\nlink-3600s after 3600s\n"), pods, true, "line for line"},
-		{"api_pinned", "no log: kubectl wrote twin-forever's spec.nodeName",
-			apiLab(), myTimetable(link, "control now\ntwin-forever now\nlink-3600s after 3600s\n"), pinned, false, "its spec.nodeName was written by kubectl-create"},
+			apiLab(), myTimetable(link, "agent now\nqueue now\nsession after 600s\n"), pods, true, "line for line"},
+		{"api_pinned", "no log: kubectl wrote agent's spec.nodeName",
+			apiLab(), myTimetable(link, "agent now\nqueue now\nsession after 600s\n"), pinned, false, "its spec.nodeName was written by kubectl-create"},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

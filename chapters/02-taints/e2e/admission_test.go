@@ -35,7 +35,7 @@ func TestAdmitDefaultsMatchesServer(t *testing.T) {
 	ne, ns := corev1.TaintEffectNoExecute, corev1.TaintEffectNoSchedule
 	cases := map[string][]corev1.Toleration{
 		"no toleration":                    nil,
-		"unreachable for 6000 s":           {tol(ur, ex, "", ne, s(6000))},
+		"unreachable for 900 s":            {tol(ur, ex, "", ne, s(900))},
 		"both keys, no seconds":            {tol(nr, ex, "", ne, nil), tol(ur, ex, "", ne, nil)},
 		"not-ready for NoSchedule only":    {tol(nr, ex, "", ns, nil)},
 		"empty key and effect":             {tol("", ex, "", "", nil)},

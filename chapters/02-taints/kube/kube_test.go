@@ -11,16 +11,16 @@ import (
 )
 
 func TestPod(t *testing.T) {
-	twenty := int64(20)
+	thirty := int64(30)
 	in := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "taints-lab", Name: "link-20s"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "taints-lab", Name: "dispatcher"},
 		Spec: corev1.PodSpec{NodeName: "taints-3", Tolerations: []corev1.Toleration{
-			{Key: "opslab.dev/link-down", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &twenty},
+			{Key: "opslab.dev/link-down", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &thirty},
 			{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule},
 		}},
 	}
-	want := taints.Pod{Namespace: "taints-lab", Name: "link-20s", Node: "taints-3", Tolerations: []taints.Toleration{
-		{Key: "opslab.dev/link-down", Operator: taints.Exists, Effect: taints.NoExecute, Seconds: taints.Seconds(20)},
+	want := taints.Pod{Namespace: "taints-lab", Name: "dispatcher", Node: "taints-3", Tolerations: []taints.Toleration{
+		{Key: "opslab.dev/link-down", Operator: taints.Exists, Effect: taints.NoExecute, Seconds: taints.Seconds(30)},
 		{Key: "dedicated", Value: "db", Effect: taints.NoSchedule},
 	}}
 	if diff := cmp.Diff(want, Pod(in)); diff != "" {

@@ -85,7 +85,7 @@ var Track = learn.Track{Dir: "02-taints", Steps: []learn.Step{
 		Hints: []string{
 			"This is step 7 of the lab, written without the model: matches is Tolerates for one taint, leaves the rule of When a pod leaves for the first toleration that matches.",
 			"print leaves out pods on no node, on another node than --node, or being deleted; it sorts by when they leave (never last), then by name.",
-			"Then run it on your cluster, go run ./_learn/chapter-2/lab/mytimetable opslab.dev/link-down:NoExecute, and record it as the lab's step 7 says: the check compares it with the chapter's timetable of your pods.",
+			"Then run it on your cluster, go run ./_learn/chapter-2/lab/mytimetable node.kubernetes.io/unreachable:NoExecute, and record it as the lab's step 7 says: the check compares it with the chapter's timetable of your pods.",
 		},
 	},
 }}
