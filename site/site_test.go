@@ -738,7 +738,7 @@ func TestRelURL(t *testing.T) {
 		{"index.html", "chapters/01-pdb/index.html", "chapters/01-pdb/index.html"},
 		{"chapters/01-pdb/index.html", "index.html", "../../index.html"},
 		{"chapters/01-pdb/index.html", "chapters/02-taints/index.html", "../02-taints/index.html"},
-		{"chapters/01-pdb/index.html", "chapters/01-pdb/lab/web.yaml.html", "lab/web.yaml.html"},
+		{"chapters/01-pdb/index.html", "chapters/01-pdb/lab/ledger.yaml.html", "lab/ledger.yaml.html"},
 		{"chapters/01-pdb/lab/index.html", "chapters/01-pdb/index.html", "../index.html"},
 	}
 	for _, tt := range tests {

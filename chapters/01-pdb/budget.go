@@ -34,7 +34,7 @@ func (s *Selector) Matches(labels map[string]string) bool {
 	return true
 }
 
-// String returns s in kubectl's selector syntax, "app=web,tier=front",
+// String returns s in kubectl's selector syntax, "app=ledger,tier=front",
 // "<none>" for a nil selector and "<everything>" for an empty one.
 func (s *Selector) String() string {
 	if s == nil {

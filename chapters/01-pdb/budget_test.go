@@ -21,7 +21,7 @@ func TestStatus(t *testing.T) {
 		reason    string
 		replicas  int
 		floor     func(*Budget)
-		unmanaged int // extra Ready pods labelled app=web that no controller owns
+		unmanaged int // extra Ready pods labelled app=ledger that no controller owns
 		want      counts
 	}{
 		{name: "min-2-of-3", reason: "one pod above the floor: one disruption", replicas: 3, floor: minAvailable(Int(2)), want: counts{3, 2, 3, 1}},
@@ -39,18 +39,18 @@ func TestStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := web(t, tt.replicas, nil)
+			c := ledger(t, tt.replicas, nil)
 			for i := range tt.unmanaged {
-				if err := c.AddPod(Pod{Name: fmt.Sprintf("bare-%d", i+1), Node: "pdb-1", Labels: map[string]string{"app": "web"}}); err != nil {
+				if err := c.AddPod(Pod{Name: fmt.Sprintf("bare-%d", i+1), Node: "pdb-1", Labels: map[string]string{"app": "ledger"}}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			b := Budget{Name: "web", Selector: &Selector{MatchLabels: map[string]string{"app": "web"}}}
+			b := Budget{Name: "ledger", Selector: &Selector{MatchLabels: map[string]string{"app": "ledger"}}}
 			tt.floor(&b)
 			if err := c.AddBudget(b); err != nil {
 				t.Fatal(err)
 			}
-			got := countsOf(mustBudget(t, c, "web").Status)
+			got := countsOf(mustBudget(t, c, "ledger").Status)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("status of %s over %d replicas (-want +got):\n%s(%s)", b.Spec(), tt.replicas, diff, tt.reason)
 			}
@@ -77,8 +77,8 @@ func TestPercentRoundsUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := web(t, tt.replicas, tt.floor)
-			b := mustBudget(t, c, "web")
+			c := ledger(t, tt.replicas, tt.floor)
+			b := mustBudget(t, c, "ledger")
 			if diff := cmp.Diff(tt.want, countsOf(b.Status)); diff != "" {
 				t.Errorf("status of %s over %d replicas (-want +got):\n%s(%s)", b.Spec(), tt.replicas, diff, tt.reason)
 			}
@@ -87,7 +87,7 @@ func TestPercentRoundsUp(t *testing.T) {
 }
 
 func TestSelector(t *testing.T) {
-	web := map[string]string{"app": "web", "tier": "front"}
+	ledger := map[string]string{"app": "ledger", "tier": "front"}
 	tests := []struct {
 		name     string
 		reason   string
@@ -96,15 +96,15 @@ func TestSelector(t *testing.T) {
 	}{
 		{name: "nil", reason: "a budget without a selector selects no pod", selector: nil, want: false},
 		{name: "empty", reason: "an empty selector selects every pod in the namespace", selector: &Selector{}, want: true},
-		{name: "subset", reason: "every label of the selector is on the pod", selector: &Selector{MatchLabels: map[string]string{"app": "web"}}, want: true},
+		{name: "subset", reason: "every label of the selector is on the pod", selector: &Selector{MatchLabels: map[string]string{"app": "ledger"}}, want: true},
 		{name: "other-value", reason: "a label with another value does not match", selector: &Selector{MatchLabels: map[string]string{"app": "db"}}, want: false},
-		{name: "missing-label", reason: "a label the pod lacks does not match", selector: &Selector{MatchLabels: map[string]string{"app": "web", "env": "prod"}}, want: false},
+		{name: "missing-label", reason: "a label the pod lacks does not match", selector: &Selector{MatchLabels: map[string]string{"app": "ledger", "env": "prod"}}, want: false},
 		{name: "empty-value", reason: "an empty value must be present and empty", selector: &Selector{MatchLabels: map[string]string{"env": ""}}, want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.selector.Matches(web); got != tt.want {
-				t.Errorf("selector %s matches %v = %v, want %v (%s)", tt.selector, web, got, tt.want, tt.reason)
+			if got := tt.selector.Matches(ledger); got != tt.want {
+				t.Errorf("selector %s matches %v = %v, want %v (%s)", tt.selector, ledger, got, tt.want, tt.reason)
 			}
 		})
 	}
@@ -123,22 +123,22 @@ func TestSelectorDecidesWhatIsProtected(t *testing.T) {
 		{name: "empty", reason: "every pod is selected, and minAvailable 3 of 3 allows nothing", selector: &Selector{}, want: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := web(t, 3, nil)
+			c := ledger(t, 3, nil)
 			three := Int(3)
 			if err := c.AddBudget(Budget{Name: "all", Selector: tt.selector, MinAvailable: &three}); err != nil {
 				t.Fatal(err)
 			}
-			if d := c.EvictDryRun("web-1"); d.Allowed != tt.want {
-				t.Errorf("Evict(web-1) = %s, want allowed %v (%s)", d, tt.want, tt.reason)
+			if d := c.EvictDryRun("ledger-1"); d.Allowed != tt.want {
+				t.Errorf("Evict(ledger-1) = %s, want allowed %v (%s)", d, tt.want, tt.reason)
 			}
 		})
 	}
 }
 
 func TestDisruptedPodsExpireAfterTwoMinutes(t *testing.T) {
-	pod := &Pod{Name: "web-1", Phase: Running}
+	pod := &Pod{Name: "ledger-1", Phase: Running}
 	approvedAt := 10 * time.Second
-	prev := map[string]time.Duration{"web-1": approvedAt}
+	prev := map[string]time.Duration{"ledger-1": approvedAt}
 	tests := []struct {
 		name        string
 		reason      string
@@ -154,8 +154,8 @@ func TestDisruptedPodsExpireAfterTwoMinutes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kept := disrupted(prev, []*Pod{pod}, tt.now)
-			if _, ok := kept["web-1"]; ok != tt.wantKept {
-				t.Errorf("at %s DisruptedPods keeps web-1 = %v, want %v (%s)", At(tt.now), ok, tt.wantKept, tt.reason)
+			if _, ok := kept["ledger-1"]; ok != tt.wantKept {
+				t.Errorf("at %s DisruptedPods keeps ledger-1 = %v, want %v (%s)", At(tt.now), ok, tt.wantKept, tt.reason)
 			}
 			if got := countHealthy([]*Pod{pod}, kept, tt.now); got != tt.wantHealthy {
 				t.Errorf("at %s currentHealthy = %d, want %d (%s)", At(tt.now), got, tt.wantHealthy, tt.reason)
@@ -172,9 +172,9 @@ func TestBudgetValidation(t *testing.T) {
 		budget  Budget
 		wantErr string
 	}{
-		{name: "both", reason: "minAvailable and maxUnavailable exclude each other", budget: Budget{Name: "web", MinAvailable: &two, MaxUnavailable: &two}, wantErr: "budget web: minAvailable and maxUnavailable cannot be both set"},
-		{name: "over-100", reason: "a percentage above 100 is refused", budget: Budget{Name: "web", MinAvailable: &over}, wantErr: "budget web: 150% must not be greater than 100%"},
-		{name: "policy", reason: "only the two policies exist", budget: Budget{Name: "web", UnhealthyPodEvictionPolicy: "Never"}, wantErr: `budget web: unhealthyPodEvictionPolicy "Never" is not IfHealthyBudget or AlwaysAllow`},
+		{name: "both", reason: "minAvailable and maxUnavailable exclude each other", budget: Budget{Name: "ledger", MinAvailable: &two, MaxUnavailable: &two}, wantErr: "budget ledger: minAvailable and maxUnavailable cannot be both set"},
+		{name: "over-100", reason: "a percentage above 100 is refused", budget: Budget{Name: "ledger", MinAvailable: &over}, wantErr: "budget ledger: 150% must not be greater than 100%"},
+		{name: "policy", reason: "only the two policies exist", budget: Budget{Name: "ledger", UnhealthyPodEvictionPolicy: "Never"}, wantErr: `budget ledger: unhealthyPodEvictionPolicy "Never" is not IfHealthyBudget or AlwaysAllow`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,37 +187,37 @@ func TestBudgetValidation(t *testing.T) {
 }
 
 // maxUnavailable: 1 keeps meaning "one pod may go" when the replica count
-// changes, where minAvailable: 2, which says the same of three replicas,
-// allows three disruptions of five replicas and none of two.
+// changes, where minAvailable: 3, which says the same of four replicas,
+// allows three disruptions of six replicas and none of three.
 func TestMaxUnavailableFollowsReplicaCount(t *testing.T) {
 	tests := []struct {
 		name     string
 		reason   string
 		replicas int
 		wantMax  int // disruptionsAllowed under maxUnavailable: 1
-		wantMin  int // disruptionsAllowed under minAvailable: 2
+		wantMin  int // disruptionsAllowed under minAvailable: 3
 	}{
-		{name: "three", reason: "the two forms agree on three replicas", replicas: 3, wantMax: 1, wantMin: 1},
-		{name: "scaled-up-to-five", reason: "a floor of 2 now lets three go at once", replicas: 5, wantMax: 1, wantMin: 3},
-		{name: "scaled-down-to-two", reason: "a floor of 2 now blocks every drain", replicas: 2, wantMax: 1, wantMin: 0},
+		{name: "four", reason: "the two forms agree on four replicas", replicas: 4, wantMax: 1, wantMin: 1},
+		{name: "scaled-up-to-six", reason: "a floor of 3 now lets three go at once", replicas: 6, wantMax: 1, wantMin: 3},
+		{name: "scaled-down-to-three", reason: "a floor of 3 now blocks every drain", replicas: 3, wantMax: 1, wantMin: 0},
 	}
-	max1 := web(t, 3, maxUnavailable(Int(1)))
-	min2 := web(t, 3, minAvailable(Int(2)))
+	max1 := ledger(t, 4, maxUnavailable(Int(1)))
+	min3 := ledger(t, 4, minAvailable(Int(3)))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, c := range []*Cluster{max1, min2} {
-				if err := c.Scale("web", tt.replicas); err != nil {
+			for _, c := range []*Cluster{max1, min3} {
+				if err := c.Scale("ledger", tt.replicas); err != nil {
 					t.Fatal(err)
 				}
 				if err := c.Advance(15 * time.Second); err != nil { // new pods become Ready
 					t.Fatal(err)
 				}
 			}
-			if got := mustBudget(t, max1, "web").Status.DisruptionsAllowed; got != tt.wantMax {
+			if got := mustBudget(t, max1, "ledger").Status.DisruptionsAllowed; got != tt.wantMax {
 				t.Errorf("maxUnavailable 1 of %d replicas: disruptionsAllowed %d, want %d (%s)", tt.replicas, got, tt.wantMax, tt.reason)
 			}
-			if got := mustBudget(t, min2, "web").Status.DisruptionsAllowed; got != tt.wantMin {
-				t.Errorf("minAvailable 2 of %d replicas: disruptionsAllowed %d, want %d (%s)", tt.replicas, got, tt.wantMin, tt.reason)
+			if got := mustBudget(t, min3, "ledger").Status.DisruptionsAllowed; got != tt.wantMin {
+				t.Errorf("minAvailable 3 of %d replicas: disruptionsAllowed %d, want %d (%s)", tt.replicas, got, tt.wantMin, tt.reason)
 			}
 		})
 	}
@@ -313,21 +313,21 @@ func TestOverlappingBudgetsStaleStatusBreaksFloor(t *testing.T) {
 // eviction's own status update makes it sync); disruptedPods keeps it from
 // counting the pod and handing the spent disruption back.
 func TestDisruptedPodsHoldTheApproval(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
-	e := c.BeginEviction("web-1")
+	c := ledger(t, 3, minAvailable(Int(2)))
+	e := c.BeginEviction("ledger-1")
 	if d := e.decide(false); !d.Allowed {
-		t.Fatalf("Evict(web-1) = %s, want allowed", d)
+		t.Fatalf("Evict(ledger-1) = %s, want allowed", d)
 	}
 	// The status is written; the pod is not deleted yet. The controller
 	// syncs the budget.
-	b := c.budget("web")
+	b := c.budget("ledger")
 	c.dirty[b] = true
 	c.sync()
-	if _, ok := c.Pod("web-1"); !ok {
-		t.Fatal("web-1 is gone; the test needs it still there")
+	if _, ok := c.Pod("ledger-1"); !ok {
+		t.Fatal("ledger-1 is gone; the test needs it still there")
 	}
 	if got := b.Status; got.CurrentHealthy != 2 || got.DisruptionsAllowed != 0 {
-		t.Errorf("sync between approval and deletion: %s, want healthy 2, allowed 0: web-1 is promised to an eviction", got)
+		t.Errorf("sync between approval and deletion: %s, want healthy 2, allowed 0: ledger-1 is promised to an eviction", got)
 	}
 }
 

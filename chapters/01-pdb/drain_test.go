@@ -9,17 +9,17 @@ import (
 )
 
 // Draining pdb-1 and pdb-2 together (both cordoned first, as kubectl drain
-// does) under minAvailable 2 of 3: web-1 goes at once, web-2 is refused
-// every 5 s until web-1's replacement is Ready at t=15s.
+// does) under minAvailable 2 of 3: ledger-1 goes at once, ledger-2 is refused
+// every 5 s until ledger-1's replacement is Ready at t=15s.
 func TestDrainWaitsForReplacements(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
+	c := ledger(t, 3, minAvailable(Int(2)))
 	rs, err := c.DrainNodes([]string{"pdb-1", "pdb-2"}, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []DrainResult{
-		{Node: "pdb-1", Started: 0, Ended: 0, Evicted: []string{"web-1"}, Attempts: 1},
-		{Node: "pdb-2", Started: 0, Ended: 15 * time.Second, Evicted: []string{"web-2"}, Attempts: 4},
+		{Node: "pdb-1", Started: 0, Ended: 0, Evicted: []string{"ledger-1"}, Attempts: 1},
+		{Node: "pdb-2", Started: 0, Ended: 15 * time.Second, Evicted: []string{"ledger-2"}, Attempts: 4},
 	}
 	if diff := cmp.Diff(want, rs, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("drain of pdb-1 and pdb-2 (-want +got):\n%s", diff)
@@ -31,35 +31,35 @@ func TestDrainWaitsForReplacements(t *testing.T) {
 // still there.
 func TestDrainStallsWhenFloorEqualsReplicas(t *testing.T) {
 	t.Run("no-timeout", func(t *testing.T) {
-		c := web(t, 3, minAvailable(Int(3)))
-		r, err := c.Drain("pdb-1", 0)
+		c := ledger(t, 4, minAvailable(Int(4)))
+		r, err := c.Drain("pdb-2", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.Stalled || r.TimedOut || !cmp.Equal(r.Left, []string{"web-1"}) {
-			t.Errorf("Drain(pdb-1) = %+v, want stalled with web-1 left", r)
+		if !r.Stalled || r.TimedOut || !cmp.Equal(r.Left, []string{"ledger-2"}) {
+			t.Errorf("Drain(pdb-2) = %+v, want stalled with ledger-2 left", r)
 		}
 	})
 	t.Run("one-replica", func(t *testing.T) {
-		c := web(t, 1, minAvailable(Int(1)))
+		c := ledger(t, 1, minAvailable(Int(1)))
 		r, err := c.Drain("pdb-1", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.Stalled || !cmp.Equal(r.Left, []string{"web-1"}) {
-			t.Errorf("Drain(pdb-1) of a single replica under minAvailable 1 = %+v, want stalled with web-1 left", r)
+		if !r.Stalled || !cmp.Equal(r.Left, []string{"ledger-1"}) {
+			t.Errorf("Drain(pdb-1) of a single replica under minAvailable 1 = %+v, want stalled with ledger-1 left", r)
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
-		c := web(t, 3, minAvailable(Int(3)))
-		r, err := c.Drain("pdb-1", time.Minute)
+		c := ledger(t, 4, minAvailable(Int(4)))
+		r, err := c.Drain("pdb-2", time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Asked at t=0s, 5s, ... 55s: twelve times, then the timeout.
-		want := DrainResult{Node: "pdb-1", Ended: time.Minute, Left: []string{"web-1"}, Attempts: 12, TimedOut: true, Stalled: true}
+		want := DrainResult{Node: "pdb-2", Ended: time.Minute, Left: []string{"ledger-2"}, Attempts: 12, TimedOut: true, Stalled: true}
 		if diff := cmp.Diff(want, r, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("Drain(pdb-1, 1m) (-want +got):\n%s", diff)
+			t.Errorf("Drain(pdb-2, 1m) (-want +got):\n%s", diff)
 		}
 	})
 }
@@ -73,14 +73,14 @@ func TestLooserFloorLetsDrainFinish(t *testing.T) {
 		replicas int
 		floor    func(*Budget)
 	}{
-		{name: "more-replicas", reason: "4 replicas under minAvailable 3 leave one disruption", replicas: 4, floor: minAvailable(Int(3))},
-		{name: "min-2", reason: "a floor of 2 under 3 replicas leaves one disruption", replicas: 3, floor: minAvailable(Int(2))},
-		{name: "max-unavailable-1", reason: "maxUnavailable 1 says the same and follows the replicas when they change", replicas: 3, floor: maxUnavailable(Int(1))},
+		{name: "more-replicas", reason: "5 replicas under minAvailable 4 leave one disruption", replicas: 5, floor: minAvailable(Int(4))},
+		{name: "min-3", reason: "a floor of 3 under 4 replicas leaves one disruption", replicas: 4, floor: minAvailable(Int(3))},
+		{name: "max-unavailable-1", reason: "maxUnavailable 1 says the same and follows the replicas when they change", replicas: 4, floor: maxUnavailable(Int(1))},
 		{name: "two-replicas-max-unavailable-1", reason: "two replicas that may lose one: every drain goes through, one pod at a time", replicas: 2, floor: maxUnavailable(Int(1))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := web(t, tt.replicas, tt.floor)
+			c := ledger(t, tt.replicas, tt.floor)
 			r, err := c.Drain("pdb-1", 0)
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +95,7 @@ func TestLooserFloorLetsDrainFinish(t *testing.T) {
 // Two budgets on one pod are an error the eviction subresource cannot get
 // past; kubectl drain does not retry it.
 func TestDrainFailsOnSeveralBudgets(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(1)))
+	c := ledger(t, 3, minAvailable(Int(1)))
 	one := Int(1)
 	if err := c.AddBudget(Budget{Name: "everything", Selector: &Selector{}, MaxUnavailable: &one}); err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestDrainFailsOnSeveralBudgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Done() || len(r.Failed) != 1 || r.Failed[0].Code != 500 || r.Attempts != 1 || r.Ended != 0 {
-		t.Errorf("Drain(pdb-1) = %+v, want web-1 failed with 500 after one attempt at t=0s", r)
+		t.Errorf("Drain(pdb-1) = %+v, want ledger-1 failed with 500 after one attempt at t=0s", r)
 	}
 }
 
@@ -125,7 +125,7 @@ func TestDrainCordonsTheNode(t *testing.T) {
 			ended: func(r DrainResult) bool { return len(r.Failed) > 0 }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := web(t, 3, tt.floor)
+			c := ledger(t, 3, tt.floor)
 			if tt.extra != nil {
 				must(t, c.AddBudget(*tt.extra))
 			}
@@ -157,7 +157,7 @@ func TestDrainErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := web(t, 3, nil)
+			c := ledger(t, 3, nil)
 			_, err := c.DrainNodes(tt.nodes, tt.timeout)
 			if err == nil || err.Error() != tt.wantErr {
 				t.Errorf("DrainNodes(%q, %v) error = %v, want %q (%s)", tt.nodes, tt.timeout, err, tt.wantErr, tt.reason)
@@ -172,16 +172,16 @@ func TestDrainErrors(t *testing.T) {
 // policy lets a pod that is not Ready go while the budget is met), and its
 // replacement, once Ready, unblocks the other drain.
 func TestBrokenReplicaBlocksDrains(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
-	if err := c.SetReady("web-2", false); err != nil {
+	c := ledger(t, 3, minAvailable(Int(2)))
+	if err := c.SetReady("ledger-2", false); err != nil {
 		t.Fatal(err)
 	}
 	r, err := c.Drain("pdb-1", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Stalled || !cmp.Equal(r.Left, []string{"web-1"}) {
-		t.Fatalf("Drain(pdb-1) with web-2 broken = %s, want stalled with web-1 left", r.Summary())
+	if !r.Stalled || !cmp.Equal(r.Left, []string{"ledger-1"}) {
+		t.Fatalf("Drain(pdb-1) with ledger-2 broken = %s, want stalled with ledger-1 left", r.Summary())
 	}
 	r, err = c.Drain("pdb-2", 0)
 	if err != nil {
@@ -195,7 +195,7 @@ func TestBrokenReplicaBlocksDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !r.Done() || r.Ended != 15*time.Second {
-		t.Errorf("Drain(pdb-1) again = %s, ended at %s, want drained at t=15s once web-2's replacement is Ready", r.Summary(), At(r.Ended))
+		t.Errorf("Drain(pdb-1) again = %s, ended at %s, want drained at t=15s once ledger-2's replacement is Ready", r.Summary(), At(r.Ended))
 	}
 }
 
@@ -204,14 +204,14 @@ func TestBrokenReplicaBlocksDrains(t *testing.T) {
 // (DrainCmdOptions.RunDrain loops over the nodes and calls
 // deleteOrEvictPodsSimple for each).
 func TestDrainNodesOneAfterAnother(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(3)))
+	c := ledger(t, 3, minAvailable(Int(3)))
 	rs, err := c.DrainNodes([]string{"pdb-1", "pdb-2"}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []DrainResult{
-		{Node: "pdb-1", Started: 0, Ended: time.Minute, Left: []string{"web-1"}, Attempts: 12, TimedOut: true, Stalled: true},
-		{Node: "pdb-2", Started: time.Minute, Ended: 2 * time.Minute, Left: []string{"web-2"}, Attempts: 12, TimedOut: true, Stalled: true},
+		{Node: "pdb-1", Started: 0, Ended: time.Minute, Left: []string{"ledger-1"}, Attempts: 12, TimedOut: true, Stalled: true},
+		{Node: "pdb-2", Started: time.Minute, Ended: 2 * time.Minute, Left: []string{"ledger-2"}, Attempts: 12, TimedOut: true, Stalled: true},
 	}
 	if diff := cmp.Diff(want, rs, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("drain of pdb-1 and pdb-2 with --timeout 1m (-want +got):\n%s", diff)
@@ -237,9 +237,9 @@ func TestDrainPaceFollowsStartupTime(t *testing.T) {
 			for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
 				must(t, c.AddNode(n))
 			}
-			must(t, c.AddController(Controller{Name: "web", Replicas: 3, Labels: map[string]string{"app": "web"}, ReadyAfter: tt.readyAfter}))
+			must(t, c.AddController(Controller{Name: "ledger", Replicas: 3, Labels: map[string]string{"app": "ledger"}, ReadyAfter: tt.readyAfter}))
 			two := Int(2)
-			must(t, c.AddBudget(Budget{Name: "web", Selector: &Selector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: &two}))
+			must(t, c.AddBudget(Budget{Name: "ledger", Selector: &Selector{MatchLabels: map[string]string{"app": "ledger"}}, MinAvailable: &two}))
 			rs, err := c.DrainNodes([]string{"pdb-1", "pdb-2"}, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -256,21 +256,21 @@ func TestDrainPaceFollowsStartupTime(t *testing.T) {
 // waits as under the default policy, while the broken pod's own node
 // drains at once.
 func TestAlwaysAllowFreesOnlyTheUnreadyPod(t *testing.T) {
-	c := web(t, 3, func(b *Budget) { minAvailable(Int(2))(b); b.UnhealthyPodEvictionPolicy = AlwaysAllow })
-	must(t, c.SetReady("web-2", false))
+	c := ledger(t, 3, func(b *Budget) { minAvailable(Int(2))(b); b.UnhealthyPodEvictionPolicy = AlwaysAllow })
+	must(t, c.SetReady("ledger-2", false))
 	r, err := c.Drain("pdb-1", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Done() || !r.Stalled || len(r.Left) != 1 || r.Left[0] != "web-1" {
-		t.Errorf("Drain(pdb-1) under AlwaysAllow with web-2 not Ready = %s, want stalled with web-1 left: 2 healthy over a floor of 2", r.Summary())
+	if r.Done() || !r.Stalled || len(r.Left) != 1 || r.Left[0] != "ledger-1" {
+		t.Errorf("Drain(pdb-1) under AlwaysAllow with ledger-2 not Ready = %s, want stalled with ledger-1 left: 2 healthy over a floor of 2", r.Summary())
 	}
 	r, err = c.Drain("pdb-2", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !r.Done() {
-		t.Errorf("Drain(pdb-2) = %s, want done: the unready web-2 may go", r.Summary())
+		t.Errorf("Drain(pdb-2) = %s, want done: the unready ledger-2 may go", r.Summary())
 	}
 }
 
@@ -278,13 +278,13 @@ func TestAlwaysAllowFreesOnlyTheUnreadyPod(t *testing.T) {
 // learner sees in the lab's step 2 does not say which budget refused, nor
 // how many healthy pods it counted.
 func TestKubectlPrintsTheMessageOnly(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(3)))
-	d := c.EvictDryRun("web-2")
-	want := `error when evicting pods/"web-2" -n "pdb-lab" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`
+	c := ledger(t, 3, minAvailable(Int(3)))
+	d := c.EvictDryRun("ledger-2")
+	want := `error when evicting pods/"ledger-2" -n "pdb-lab" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`
 	if got := d.KubectlLine("pdb-lab"); got != want {
 		t.Errorf("kubectl drain's line for %s:\n got %s\nwant %s", d, got, want)
 	}
-	cause := "The disruption budget web needs 3 healthy pods and has 3 currently"
+	cause := "The disruption budget ledger needs 3 healthy pods and has 3 currently"
 	if len(d.Causes) != 1 || d.Causes[0] != cause {
 		t.Errorf("causes %q, want [%q]: the reason is in the answer, not in kubectl's line", d.Causes, cause)
 	}

@@ -61,9 +61,9 @@ type Decision struct {
 // (MaxDisruptedPodSize in pkg/registry/core/pod/storage/eviction.go).
 const MaxDisruptedPodSize = 2000
 
-// String returns the decision as one line: "allowed (budget web: 1
+// String returns the decision as one line: "allowed (budget ledger: 1
 // disruption allowed)" or "refused 429: Cannot evict pod ... (The
-// disruption budget web needs 2 healthy pods and has 2 currently)".
+// disruption budget ledger needs 2 healthy pods and has 2 currently)".
 func (d Decision) String() string {
 	if d.Allowed {
 		return "allowed (" + d.Why + ")"

@@ -12,31 +12,31 @@ import (
 // replacement is Ready, then allowed. Nobody wrote that rate; it follows
 // from the floor and the replacement's start-up time.
 func TestEvictRefusedAtFloorThenAllowedOnceReplacementReady(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
+	c := ledger(t, 3, minAvailable(Int(2)))
 
-	if d := c.Evict("web-1"); !d.Allowed {
-		t.Fatalf("Evict(web-1) = %s, want allowed: 3 Ready pods and a floor of 2", d)
+	if d := c.Evict("ledger-1"); !d.Allowed {
+		t.Fatalf("Evict(ledger-1) = %s, want allowed: 3 Ready pods and a floor of 2", d)
 	}
-	d := c.Evict("web-2")
-	want := Decision{Pod: "web-2", Code: 429, Budget: "web",
+	d := c.Evict("ledger-2")
+	want := Decision{Pod: "ledger-2", Code: 429, Budget: "ledger",
 		Message: "Cannot evict pod as it would violate the pod's disruption budget.",
-		Causes:  []string{"The disruption budget web needs 2 healthy pods and has 2 currently"}}
+		Causes:  []string{"The disruption budget ledger needs 2 healthy pods and has 2 currently"}}
 	if diff := cmp.Diff(want, d); diff != "" {
-		t.Fatalf("Evict(web-2) at the floor (-want +got):\n%s", diff)
+		t.Fatalf("Evict(ledger-2) at the floor (-want +got):\n%s", diff)
 	}
 
-	// The replacement web-4 was created at t=0 and is Ready at t=15s.
+	// The replacement ledger-4 was created at t=0 and is Ready at t=15s.
 	if err := c.Advance(14 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if d := c.Evict("web-2"); d.Allowed {
-		t.Fatalf("Evict(web-2) at t=14s = %s, want refused: web-4 is not Ready yet", d)
+	if d := c.Evict("ledger-2"); d.Allowed {
+		t.Fatalf("Evict(ledger-2) at t=14s = %s, want refused: ledger-4 is not Ready yet", d)
 	}
 	if err := c.Advance(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if d := c.Evict("web-2"); !d.Allowed {
-		t.Fatalf("Evict(web-2) at t=15s = %s, want allowed: web-4 is Ready", d)
+	if d := c.Evict("ledger-2"); !d.Allowed {
+		t.Fatalf("Evict(ledger-2) at t=15s = %s, want allowed: ledger-4 is Ready", d)
 	}
 }
 
@@ -56,8 +56,8 @@ func TestEvictIgnoresBudgetsForPodsNotRunning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// A floor of 3 over 3 Ready pods allows no disruption at all.
-			c := web(t, 3, minAvailable(Int(3)))
-			tt.pod.Labels = map[string]string{"app": "web"}
+			c := ledger(t, 3, minAvailable(Int(3)))
+			tt.pod.Labels = map[string]string{"app": "ledger"}
 			if err := c.AddPod(tt.pod); err != nil {
 				t.Fatal(err)
 			}
@@ -69,8 +69,8 @@ func TestEvictIgnoresBudgetsForPodsNotRunning(t *testing.T) {
 }
 
 func TestEvictWithoutBudget(t *testing.T) {
-	c := web(t, 3, nil)
-	for _, p := range []string{"web-1", "web-2", "web-3"} {
+	c := ledger(t, 3, nil)
+	for _, p := range []string{"ledger-1", "ledger-2", "ledger-3"} {
 		if d := c.Evict(p); !d.Allowed {
 			t.Fatalf("Evict(%s) = %s, want allowed: no budget selects it", p, d)
 		}
@@ -81,19 +81,19 @@ func TestEvictWithoutBudget(t *testing.T) {
 }
 
 func TestEvictSeveralBudgets(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(1)))
+	c := ledger(t, 3, minAvailable(Int(1)))
 	one := Int(1)
 	if err := c.AddBudget(Budget{Name: "everything", Selector: &Selector{}, MaxUnavailable: &one}); err != nil {
 		t.Fatal(err)
 	}
-	d := c.Evict("web-1")
-	want := Decision{Pod: "web-1", Code: 500,
+	d := c.Evict("ledger-1")
+	want := Decision{Pod: "ledger-1", Code: 500,
 		Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."}
 	if diff := cmp.Diff(want, d); diff != "" {
-		t.Errorf("Evict(web-1) under two budgets that would each allow it (-want +got):\n%s", diff)
+		t.Errorf("Evict(ledger-1) under two budgets that would each allow it (-want +got):\n%s", diff)
 	}
-	if _, ok := c.Pod("web-1"); !ok {
-		t.Error("web-1 is gone after a 500, want it still there")
+	if _, ok := c.Pod("ledger-1"); !ok {
+		t.Error("ledger-1 is gone after a 500, want it still there")
 	}
 }
 
@@ -109,21 +109,21 @@ func TestUnhealthyPodEvictionPolicy(t *testing.T) {
 		spent   bool // whether the eviction used one of the allowed disruptions
 	}{
 		{name: "if-healthy/budget-healthy", reason: "the application is not disrupted, so a pod that serves nothing may go without spending the budget",
-			policy: IfHealthyBudget, floor: 2, unready: []string{"web-3"}, evict: "web-3", want: "allowed", spent: false},
+			policy: IfHealthyBudget, floor: 2, unready: []string{"ledger-3"}, evict: "ledger-3", want: "allowed", spent: false},
 		{name: "default/budget-healthy", reason: "an empty policy is IfHealthyBudget",
-			policy: "", floor: 2, unready: []string{"web-3"}, evict: "web-3", want: "allowed", spent: false},
+			policy: "", floor: 2, unready: []string{"ledger-3"}, evict: "ledger-3", want: "allowed", spent: false},
 		{name: "if-healthy/budget-short", reason: "below the floor the unhealthy pod takes the normal path, and nothing is allowed",
-			policy: IfHealthyBudget, floor: 2, unready: []string{"web-2", "web-3"}, evict: "web-3", want: "refused", spent: false},
+			policy: IfHealthyBudget, floor: 2, unready: []string{"ledger-2", "ledger-3"}, evict: "ledger-3", want: "refused", spent: false},
 		{name: "always-allow/budget-short", reason: "AlwaysAllow lets a pod that is not Ready go even below the floor",
-			policy: AlwaysAllow, floor: 2, unready: []string{"web-2", "web-3"}, evict: "web-3", want: "allowed", spent: false},
+			policy: AlwaysAllow, floor: 2, unready: []string{"ledger-2", "ledger-3"}, evict: "ledger-3", want: "allowed", spent: false},
 		{name: "if-healthy/floor-zero", reason: "with desiredHealthy 0 the shortcut does not apply; the normal path allows it and spends one",
-			policy: IfHealthyBudget, floor: 0, unready: []string{"web-3"}, evict: "web-3", want: "allowed", spent: true},
+			policy: IfHealthyBudget, floor: 0, unready: []string{"ledger-3"}, evict: "ledger-3", want: "allowed", spent: true},
 		{name: "always-allow/ready-pod", reason: "the policy is about pods that are not Ready; a Ready pod still needs the budget",
-			policy: AlwaysAllow, floor: 3, evict: "web-1", want: "refused", spent: false},
+			policy: AlwaysAllow, floor: 3, evict: "ledger-1", want: "refused", spent: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := web(t, 3, func(b *Budget) {
+			c := ledger(t, 3, func(b *Budget) {
 				f := Int(tt.floor)
 				b.MinAvailable = &f
 				b.UnhealthyPodEvictionPolicy = tt.policy
@@ -145,21 +145,21 @@ func TestUnhealthyPodEvictionPolicy(t *testing.T) {
 }
 
 func TestEvictGenerationNotObserved(t *testing.T) {
-	c := web(t, 4, minAvailable(Int(3)))
+	c := ledger(t, 4, minAvailable(Int(3)))
 	c.StopController()
-	if err := c.UpdateBudget("web", func(b *Budget) { two := Int(2); b.MinAvailable = &two }); err != nil {
+	if err := c.UpdateBudget("ledger", func(b *Budget) { two := Int(2); b.MinAvailable = &two }); err != nil {
 		t.Fatal(err)
 	}
-	d := c.Evict("web-1")
-	want := Decision{Pod: "web-1", Code: 429, Budget: "web",
+	d := c.Evict("ledger-1")
+	want := Decision{Pod: "ledger-1", Code: 429, Budget: "ledger",
 		Message: "Cannot evict pod as it would violate the pod's disruption budget.",
-		Causes:  []string{"The disruption budget web is still being processed by the server."}}
+		Causes:  []string{"The disruption budget ledger is still being processed by the server."}}
 	if diff := cmp.Diff(want, d); diff != "" {
-		t.Fatalf("Evict(web-1) before the controller saw generation 2 (-want +got):\n%s", diff)
+		t.Fatalf("Evict(ledger-1) before the controller saw generation 2 (-want +got):\n%s", diff)
 	}
 	c.StartController()
-	if d := c.Evict("web-1"); !d.Allowed {
-		t.Errorf("Evict(web-1) once generation 2 is observed = %s, want allowed", d)
+	if d := c.Evict("ledger-1"); !d.Allowed {
+		t.Errorf("Evict(ledger-1) once generation 2 is observed = %s, want allowed", d)
 	}
 }
 
@@ -169,20 +169,20 @@ func TestEvictGenerationNotObserved(t *testing.T) {
 func TestEvictUnreadyPodSkipsGenerationCheck(t *testing.T) {
 	// Five replicas, four Ready, a floor of 3: one disruption is allowed,
 	// so a refusal of a Ready pod can only come from the generation.
-	c := web(t, 5, minAvailable(Int(3)))
-	if err := c.SetReady("web-2", false); err != nil {
+	c := ledger(t, 5, minAvailable(Int(3)))
+	if err := c.SetReady("ledger-2", false); err != nil {
 		t.Fatal(err)
 	}
 	c.StopController()
-	if err := c.UpdateBudget("web", func(b *Budget) { b.UnhealthyPodEvictionPolicy = AlwaysAllow }); err != nil {
+	if err := c.UpdateBudget("ledger", func(b *Budget) { b.UnhealthyPodEvictionPolicy = AlwaysAllow }); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"The disruption budget web is still being processed by the server."}
-	if d := c.Evict("web-1"); d.Allowed || d.Code != 429 || !cmp.Equal(want, d.Causes) {
-		t.Errorf("Evict(web-1), Ready, before the controller saw the new generation = %s, want refused with 429 and causes %q", d, want)
+	want := []string{"The disruption budget ledger is still being processed by the server."}
+	if d := c.Evict("ledger-1"); d.Allowed || d.Code != 429 || !cmp.Equal(want, d.Causes) {
+		t.Errorf("Evict(ledger-1), Ready, before the controller saw the new generation = %s, want refused with 429 and causes %q", d, want)
 	}
-	if d := c.Evict("web-2"); !d.Allowed {
-		t.Errorf("Evict(web-2), not Ready under AlwaysAllow, before the controller saw the new generation = %s, want allowed", d)
+	if d := c.Evict("ledger-2"); !d.Allowed {
+		t.Errorf("Evict(ledger-2), not Ready under AlwaysAllow, before the controller saw the new generation = %s, want allowed", d)
 	}
 }
 
@@ -191,9 +191,9 @@ func TestEvictUnreadyPodSkipsGenerationCheck(t *testing.T) {
 // disruptionsAllowed and then stay refused even after replacements are
 // Ready, because nobody recomputes it.
 func TestEvictTrustsStatus(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(1)))
+	c := ledger(t, 3, minAvailable(Int(1)))
 	c.StopController()
-	for _, p := range []string{"web-1", "web-2"} {
+	for _, p := range []string{"ledger-1", "ledger-2"} {
 		if d := c.Evict(p); !d.Allowed {
 			t.Fatalf("Evict(%s) = %s, want allowed: the status said 2 disruptions allowed", p, d)
 		}
@@ -201,29 +201,29 @@ func TestEvictTrustsStatus(t *testing.T) {
 	if err := c.Advance(time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	d := c.Evict("web-3")
-	want := []string{"The disruption budget web does not allow evicting pods currently"}
+	d := c.Evict("ledger-3")
+	want := []string{"The disruption budget ledger does not allow evicting pods currently"}
 	if d.Allowed || !cmp.Equal(want, d.Causes) {
-		t.Fatalf("Evict(web-3) with the controller stopped = %s, want refused with causes %q", d, want)
+		t.Fatalf("Evict(ledger-3) with the controller stopped = %s, want refused with causes %q", d, want)
 	}
 	c.StartController()
-	if d := c.Evict("web-3"); !d.Allowed {
-		t.Errorf("Evict(web-3) once the controller counted the Ready replacements = %s, want allowed", d)
+	if d := c.Evict("ledger-3"); !d.Allowed {
+		t.Errorf("Evict(ledger-3) once the controller counted the Ready replacements = %s, want allowed", d)
 	}
 }
 
 func TestEvictDryRunChangesNothing(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
-	before, events := mustBudget(t, c, "web").Status, len(c.Log())
+	c := ledger(t, 3, minAvailable(Int(2)))
+	before, events := mustBudget(t, c, "ledger").Status, len(c.Log())
 	for range 3 {
-		if d := c.EvictDryRun("web-1"); !d.Allowed || !d.DryRun {
-			t.Fatalf("EvictDryRun(web-1) = %s, want an allowed dry run", d)
+		if d := c.EvictDryRun("ledger-1"); !d.Allowed || !d.DryRun {
+			t.Fatalf("EvictDryRun(ledger-1) = %s, want an allowed dry run", d)
 		}
 	}
-	if _, ok := c.Pod("web-1"); !ok {
-		t.Error("web-1 is gone after a dry run")
+	if _, ok := c.Pod("ledger-1"); !ok {
+		t.Error("ledger-1 is gone after a dry run")
 	}
-	if diff := cmp.Diff(before, mustBudget(t, c, "web").Status); diff != "" {
+	if diff := cmp.Diff(before, mustBudget(t, c, "ledger").Status); diff != "" {
 		t.Errorf("budget status changed by dry runs (-before +after):\n%s", diff)
 	}
 	if n := len(c.Log()) - events; n != 0 {
@@ -232,10 +232,10 @@ func TestEvictDryRunChangesNothing(t *testing.T) {
 }
 
 func TestEvictUnknownPod(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
-	d := c.Evict("web-9")
-	if d.Allowed || d.Code != 404 || d.Message != `pods "web-9" not found` {
-		t.Errorf("Evict(web-9) = %s (code %d), want refused 404 pods \"web-9\" not found", d, d.Code)
+	c := ledger(t, 3, minAvailable(Int(2)))
+	d := c.Evict("ledger-9")
+	if d.Allowed || d.Code != 404 || d.Message != `pods "ledger-9" not found` {
+		t.Errorf("Evict(ledger-9) = %s (code %d), want refused 404 pods \"ledger-9\" not found", d, d.Code)
 	}
 }
 
@@ -246,26 +246,26 @@ func TestEvictUnknownPod(t *testing.T) {
 // pod of a rolling update opens a disruption once it is Ready.
 func TestStrictBudgetStillLetsSomeGo(t *testing.T) {
 	t.Run("pending", func(t *testing.T) {
-		c := web(t, 3, minAvailable(Int(3)))
+		c := ledger(t, 3, minAvailable(Int(3)))
 		for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
 			must(t, c.Cordon(n))
 		}
-		must(t, c.Scale("web", 4)) // web-4 has no node: Pending
-		// Below the floor, so that only canIgnorePDB can let web-4 go: the
+		must(t, c.Scale("ledger", 4)) // ledger-4 has no node: Pending
+		// Below the floor, so that only canIgnorePDB can let ledger-4 go: the
 		// default policy would refuse a pod that is not Ready here.
-		must(t, c.SetReady("web-1", false))
-		if d := c.EvictDryRun("web-4"); !d.Allowed {
-			t.Errorf("EvictDryRun(web-4) = %s, want allowed: a Pending pod ignores budgets", d)
+		must(t, c.SetReady("ledger-1", false))
+		if d := c.EvictDryRun("ledger-4"); !d.Allowed {
+			t.Errorf("EvictDryRun(ledger-4) = %s, want allowed: a Pending pod ignores budgets", d)
 		}
-		if d := c.EvictDryRun("web-2"); d.Allowed {
-			t.Errorf("EvictDryRun(web-2) = %s, want refused: 2 healthy of 3", d)
+		if d := c.EvictDryRun("ledger-2"); d.Allowed {
+			t.Errorf("EvictDryRun(ledger-2) = %s, want refused: 2 healthy of 3", d)
 		}
 	})
 	t.Run("always-allow", func(t *testing.T) {
-		c := web(t, 3, func(b *Budget) { minAvailable(Int(3))(b); b.UnhealthyPodEvictionPolicy = AlwaysAllow })
-		must(t, c.SetReady("web-2", false))
-		if d := c.EvictDryRun("web-2"); !d.Allowed {
-			t.Errorf("EvictDryRun(web-2) = %s, want allowed: not Ready under AlwaysAllow", d)
+		c := ledger(t, 3, func(b *Budget) { minAvailable(Int(3))(b); b.UnhealthyPodEvictionPolicy = AlwaysAllow })
+		must(t, c.SetReady("ledger-2", false))
+		if d := c.EvictDryRun("ledger-2"); !d.Allowed {
+			t.Errorf("EvictDryRun(ledger-2) = %s, want allowed: not Ready under AlwaysAllow", d)
 		}
 	})
 	// During a rolling update the surge pod is Ready before the
@@ -283,19 +283,19 @@ func TestStrictBudgetStillLetsSomeGo(t *testing.T) {
 			{maxUnavailable(Int(0)), counts{3, 3, 4, 1}},
 			{minAvailable(Percent(100)), counts{3, 3, 4, 1}},
 		} {
-			c := web(t, 3, tt.floor)
-			b := mustBudget(t, c, "web")
+			c := ledger(t, 3, tt.floor)
+			b := mustBudget(t, c, "ledger")
 			spec := b.Spec()
-			must(t, c.Rollout("web", Strategy{MaxSurge: 1, MinReady: 30 * time.Second}))
-			if d := c.EvictDryRun("web-1"); d.Allowed {
-				t.Errorf("%s: EvictDryRun(web-1) = %s while the surge pod starts, want refused", spec, d)
+			must(t, c.Rollout("ledger", Strategy{MaxSurge: 1, MinReady: 30 * time.Second}))
+			if d := c.EvictDryRun("ledger-1"); d.Allowed {
+				t.Errorf("%s: EvictDryRun(ledger-1) = %s while the surge pod starts, want refused", spec, d)
 			}
 			must(t, c.Advance(15*time.Second))
-			if got := countsOf(mustBudget(t, c, "web").Status); got != tt.want {
+			if got := countsOf(mustBudget(t, c, "ledger").Status); got != tt.want {
 				t.Errorf("%s with the surge pod Ready: status %+v, want %+v", spec, got, tt.want)
 			}
-			if d := c.EvictDryRun("web-1"); !d.Allowed {
-				t.Errorf("%s: EvictDryRun(web-1) = %s with the surge pod Ready, want allowed: 4 healthy over a floor of 3", spec, d)
+			if d := c.EvictDryRun("ledger-1"); !d.Allowed {
+				t.Errorf("%s: EvictDryRun(ledger-1) = %s with the surge pod Ready, want allowed: 4 healthy over a floor of 3", spec, d)
 			}
 		}
 	})
@@ -309,44 +309,44 @@ func TestStrictBudgetStillLetsSomeGo(t *testing.T) {
 // budget, in the words the 429 of a budget at zero uses.
 func TestEvictForbidden(t *testing.T) {
 	t.Run("negative-refused-by-validation", func(t *testing.T) {
-		c := web(t, 3, minAvailable(Int(2)))
-		err := c.WriteStatus("web", func(s *Status) { s.DisruptionsAllowed = -1 })
-		want := "budget web: status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0"
+		c := ledger(t, 3, minAvailable(Int(2)))
+		err := c.WriteStatus("ledger", func(s *Status) { s.DisruptionsAllowed = -1 })
+		want := "budget ledger: status.disruptionsAllowed: Invalid value: -1: must be greater than or equal to 0"
 		if err == nil || err.Error() != want {
 			t.Errorf("WriteStatus(disruptionsAllowed -1) error = %v, want %q", err, want)
 		}
 	})
 	t.Run("negative", func(t *testing.T) {
-		b := Budget{Name: "web", Generation: 1, Status: Status{ObservedGeneration: 1, DisruptionsAllowed: -1}}
-		d, _ := checkAndDecrement("web-1", &b, 0)
-		want := `poddisruptionbudget.policy "web" is forbidden: pdb disruptions allowed is negative`
+		b := Budget{Name: "ledger", Generation: 1, Status: Status{ObservedGeneration: 1, DisruptionsAllowed: -1}}
+		d, _ := checkAndDecrement("ledger-1", &b, 0)
+		want := `poddisruptionbudget.policy "ledger" is forbidden: pdb disruptions allowed is negative`
 		if d.Code != CodeForbidden || d.Message != want {
 			t.Errorf("checkAndDecrement with disruptionsAllowed -1 = %d %q, want 403 %q", d.Code, d.Message, want)
 		}
-		cause := "The disruption budget web does not allow evicting pods currently: pdb disruptions allowed is negative"
+		cause := "The disruption budget ledger does not allow evicting pods currently: pdb disruptions allowed is negative"
 		if len(d.Causes) != 1 || d.Causes[0] != cause {
 			t.Errorf("checkAndDecrement with disruptionsAllowed -1: causes %q, want [%q]", d.Causes, cause)
 		}
 	})
 	t.Run("too-many-disrupted-pods", func(t *testing.T) {
-		c := web(t, MaxDisruptedPodSize+10, maxUnavailable(Percent(100)))
+		c := ledger(t, MaxDisruptedPodSize+10, maxUnavailable(Percent(100)))
 		c.StopController()
 		for i := 1; i <= MaxDisruptedPodSize+1; i++ {
-			if d := c.Evict(fmt.Sprintf("web-%d", i)); !d.Allowed {
+			if d := c.Evict(fmt.Sprintf("ledger-%d", i)); !d.Allowed {
 				t.Fatalf("eviction %d: %s, want allowed", i, d)
 			}
 		}
-		d := c.EvictDryRun(fmt.Sprintf("web-%d", MaxDisruptedPodSize+2))
-		want := `poddisruptionbudget.policy "web" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller`
+		d := c.EvictDryRun(fmt.Sprintf("ledger-%d", MaxDisruptedPodSize+2))
+		want := `poddisruptionbudget.policy "ledger" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller`
 		if d.Code != CodeForbidden || d.Message != want {
 			t.Errorf("eviction %d with %d entries in disruptedPods = %s, want 403 %q", MaxDisruptedPodSize+2, MaxDisruptedPodSize+1, d, want)
 		}
-		cause := "The disruption budget web does not allow evicting pods currently: too many pending evictions not confirmed by PDB controller"
+		cause := "The disruption budget ledger does not allow evicting pods currently: too many pending evictions not confirmed by PDB controller"
 		if len(d.Causes) != 1 || d.Causes[0] != cause {
 			t.Errorf("eviction %d with %d entries in disruptedPods: causes %q, want [%q]", MaxDisruptedPodSize+2, MaxDisruptedPodSize+1, d.Causes, cause)
 		}
 		c.StartController()
-		if d := c.EvictDryRun(fmt.Sprintf("web-%d", MaxDisruptedPodSize+2)); !d.Allowed {
+		if d := c.EvictDryRun(fmt.Sprintf("ledger-%d", MaxDisruptedPodSize+2)); !d.Allowed {
 			t.Errorf("after the controller saw the pods deleted: %s, want allowed", d)
 		}
 	})

@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// web builds the chapter's running example: nodes pdb-1, pdb-2 and pdb-3, a
-// controller web of the given replicas whose replacements are Ready 15 s
-// after they are placed, and one budget named web selecting app=web.
-func web(t *testing.T, replicas int, floor func(*Budget)) *Cluster {
+// ledger builds the chapter's running example: nodes pdb-1, pdb-2 and pdb-3, a
+// controller ledger of the given replicas whose replacements are Ready 15 s
+// after they are placed, and one budget named ledger selecting app=ledger.
+func ledger(t *testing.T, replicas int, floor func(*Budget)) *Cluster {
 	t.Helper()
 	c := NewCluster()
 	for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
@@ -16,11 +16,11 @@ func web(t *testing.T, replicas int, floor func(*Budget)) *Cluster {
 			t.Fatal(err)
 		}
 	}
-	if err := c.AddController(Controller{Name: "web", Replicas: replicas, Labels: map[string]string{"app": "web"}, ReadyAfter: 15 * time.Second}); err != nil {
+	if err := c.AddController(Controller{Name: "ledger", Replicas: replicas, Labels: map[string]string{"app": "ledger"}, ReadyAfter: 15 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if floor != nil {
-		b := Budget{Name: "web", Selector: &Selector{MatchLabels: map[string]string{"app": "web"}}}
+		b := Budget{Name: "ledger", Selector: &Selector{MatchLabels: map[string]string{"app": "ledger"}}}
 		floor(&b)
 		if err := c.AddBudget(b); err != nil {
 			t.Fatal(err)

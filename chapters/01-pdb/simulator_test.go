@@ -87,7 +87,7 @@ func checkIndexes(t *testing.T, c *Cluster) {
 // scale-down, a rolling update, and a node that loses power, whose pods the
 // taint eviction controller deletes and leaves Terminating.
 func TestIndexesFollowThePods(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
+	c := ledger(t, 3, minAvailable(Int(2)))
 	must(t, c.AddController(Controller{Name: "db", Replicas: 2, Labels: map[string]string{"app": "db"}, ReadyAfter: 5 * time.Second}))
 	checkIndexes(t, c)
 	must(t, c.Advance(20*time.Second))
@@ -99,7 +99,7 @@ func TestIndexesFollowThePods(t *testing.T) {
 	must(t, c.Scale("db", 5))
 	must(t, c.Scale("db", 1))
 	checkIndexes(t, c)
-	must(t, c.Rollout("web", Strategy{MaxSurge: 1}))
+	must(t, c.Rollout("ledger", Strategy{MaxSurge: 1}))
 	must(t, c.Advance(time.Minute))
 	checkIndexes(t, c)
 	must(t, c.PowerOff("pdb-2"))
@@ -142,7 +142,7 @@ func TestPlacementSpreadsEachController(t *testing.T) {
 
 // The Deployed line names the pods of that controller only.
 func TestDeployedLineNamesItsOwnPods(t *testing.T) {
-	c := web(t, 2, nil)
+	c := ledger(t, 2, nil)
 	must(t, c.AddController(Controller{Name: "db", Replicas: 1, Labels: map[string]string{"app": "db"}}))
 	var lines []string
 	for _, e := range c.Log() {
@@ -150,7 +150,7 @@ func TestDeployedLineNamesItsOwnPods(t *testing.T) {
 			lines = append(lines, e.String())
 		}
 	}
-	want := []string{"t=0s deployment web, Ready: web-1 on pdb-1, web-2 on pdb-2", "t=0s deployment db, Ready: db-1 on pdb-3"}
+	want := []string{"t=0s deployment ledger, Ready: ledger-1 on pdb-1, ledger-2 on pdb-2", "t=0s deployment db, Ready: db-1 on pdb-3"}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("deployed lines\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
@@ -159,20 +159,20 @@ func TestDeployedLineNamesItsOwnPods(t *testing.T) {
 // Timeline lines: a pod created without a node says Pending, one with a
 // node says where; names, plurals and "on node" read as a sentence.
 func TestTimelineWording(t *testing.T) {
-	c := web(t, 1, minAvailable(Int(1)))
+	c := ledger(t, 1, minAvailable(Int(1)))
 	for _, n := range []string{"pdb-1", "pdb-2", "pdb-3"} {
 		must(t, c.Cordon(n))
 	}
-	must(t, c.Scale("web", 2))
+	must(t, c.Scale("ledger", 2))
 	must(t, c.Uncordon("pdb-3"))
-	must(t, c.Scale("web", 3))
+	must(t, c.Scale("ledger", 3))
 	var created []string
 	for _, e := range c.Log() {
 		if e.Kind == EventCreated {
 			created = append(created, e.String())
 		}
 	}
-	want := []string{"t=0s web-2 created, Pending: no schedulable node", "t=0s web-3 created on pdb-3, Ready at t=15s"}
+	want := []string{"t=0s ledger-2 created, Pending: no schedulable node", "t=0s ledger-3 created on pdb-3, Ready at t=15s"}
 	if strings.Join(created, "\n") != strings.Join(want, "\n") {
 		t.Errorf("created lines\n%s\nwant\n%s", strings.Join(created, "\n"), strings.Join(want, "\n"))
 	}
@@ -182,10 +182,10 @@ func TestTimelineWording(t *testing.T) {
 		{plural(1, "conflict", "conflicts"), "1 conflict"},
 		{plural(2, "conflict", "conflicts"), "2 conflicts"},
 		{names(nil), "none"},
-		{names([]string{"web-1", "web-2"}), "web-1, web-2"},
+		{names([]string{"ledger-1", "ledger-2"}), "ledger-1, ledger-2"},
 		{(*Selector)(nil).String(), "<none>"},
 		{(&Selector{}).String(), "<everything>"},
-		{(&Selector{MatchLabels: map[string]string{"tier": "front", "app": "web"}}).String(), "app=web,tier=front"},
+		{(&Selector{MatchLabels: map[string]string{"tier": "front", "app": "ledger"}}).String(), "app=ledger,tier=front"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -195,11 +195,11 @@ func TestTimelineWording(t *testing.T) {
 
 // The drain's "(will retry after 5s)" goes with its 429s only.
 func TestDrainNotesTheRetryOn429Only(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
+	c := ledger(t, 3, minAvailable(Int(2)))
 	if _, err := c.Drain("pdb-1", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	c2 := web(t, 3, minAvailable(Int(3)))
+	c2 := ledger(t, 3, minAvailable(Int(3)))
 	if _, err := c2.Drain("pdb-1", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -219,20 +219,20 @@ func TestDrainNotesTheRetryOn429Only(t *testing.T) {
 // status, K pkg/controller/disruption/disruption.go). An edit of the spec
 // is a write too, and resourceVersions only grow.
 func TestStatusWrittenOnlyWhenChanged(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
+	c := ledger(t, 3, minAvailable(Int(2)))
 	must(t, c.Advance(time.Minute))
-	rv := mustBudget(t, c, "web").ResourceVersion
-	must(t, c.ResyncBudget("web"))
-	if got := mustBudget(t, c, "web").ResourceVersion; got != rv {
+	rv := mustBudget(t, c, "ledger").ResourceVersion
+	must(t, c.ResyncBudget("ledger"))
+	if got := mustBudget(t, c, "ledger").ResourceVersion; got != rv {
 		t.Errorf("a sync that changed nothing moved resourceVersion %d to %d", rv, got)
 	}
-	must(t, c.UpdateBudget("web", func(b *Budget) { b.MinAvailable = new(IntOrPercent(Int(1))) }))
-	if got := mustBudget(t, c, "web").ResourceVersion; got <= rv {
+	must(t, c.UpdateBudget("ledger", func(b *Budget) { b.MinAvailable = new(IntOrPercent(Int(1))) }))
+	if got := mustBudget(t, c, "ledger").ResourceVersion; got <= rv {
 		t.Errorf("an edit and its sync left resourceVersion %d, want above %d", got, rv)
 	}
-	rv = mustBudget(t, c, "web").ResourceVersion
-	must(t, c.UpdateBudget("web", func(b *Budget) { b.MinAvailable = new(IntOrPercent(Int(1))) }))
-	if got := mustBudget(t, c, "web").ResourceVersion; got != rv+2 {
+	rv = mustBudget(t, c, "ledger").ResourceVersion
+	must(t, c.UpdateBudget("ledger", func(b *Budget) { b.MinAvailable = new(IntOrPercent(Int(1))) }))
+	if got := mustBudget(t, c, "ledger").ResourceVersion; got != rv+2 {
 		t.Errorf("an edit to the same floor left resourceVersion %d, want %d: the edit, then a status with the new observedGeneration", got, rv+2)
 	}
 }
@@ -240,15 +240,15 @@ func TestStatusWrittenOnlyWhenChanged(t *testing.T) {
 // Small inputs the API takes: scaling to zero, a zero status, moving the
 // clock by nothing, and naming the budget to prefer.
 func TestEdgeInputs(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(2)))
+	c := ledger(t, 3, minAvailable(Int(2)))
 	must(t, c.Advance(0))
-	must(t, c.WriteStatus("web", func(s *Status) { s.DisruptionsAllowed = 0 }))
+	must(t, c.WriteStatus("ledger", func(s *Status) { s.DisruptionsAllowed = 0 }))
 	must(t, c.PreferBudget(""))
 	if err := c.PreferBudget("nope"); err == nil {
 		t.Error("PreferBudget(nope) = nil, want an error: no such budget")
 	}
-	must(t, c.PreferBudget("web"))
-	must(t, c.Scale("web", 0))
+	must(t, c.PreferBudget("ledger"))
+	must(t, c.Scale("ledger", 0))
 	if n := len(c.Pods()); n != 0 {
 		t.Errorf("%d pods after scaling to 0", n)
 	}
@@ -257,14 +257,14 @@ func TestEdgeInputs(t *testing.T) {
 // A second budget over a controller's pods counts the pods the controller
 // makes after it, although the controller keeps a cache of its budgets.
 func TestBudgetAddedLaterCountsNewPods(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(1)))
-	must(t, c.Scale("web", 4))
-	must(t, c.AddBudget(Budget{Name: "late", Selector: &Selector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: new(IntOrPercent(Int(1)))}))
-	must(t, c.Scale("web", 5))
-	// A pod's event syncs one budget (the oldest, web), so late's own
-	// status is stale; the status its next sync writes counts web-5.
+	c := ledger(t, 3, minAvailable(Int(1)))
+	must(t, c.Scale("ledger", 4))
+	must(t, c.AddBudget(Budget{Name: "late", Selector: &Selector{MatchLabels: map[string]string{"app": "ledger"}}, MinAvailable: new(IntOrPercent(Int(1)))}))
+	must(t, c.Scale("ledger", 5))
+	// A pod's event syncs one budget (the oldest, ledger), so late's own
+	// status is stale; the status its next sync writes counts ledger-5.
 	if s, _ := c.FreshStatus("late"); s.ExpectedPods != 5 {
-		t.Errorf("budget late would write %s, want expected 5: web-5 was made after it", s)
+		t.Errorf("budget late would write %s, want expected 5: ledger-5 was made after it", s)
 	}
 	checkIndexes(t, c)
 }
@@ -272,10 +272,10 @@ func TestBudgetAddedLaterCountsNewPods(t *testing.T) {
 // Pods that turn Ready at different instants each count at their own
 // instant, whichever crashed first.
 func TestPodsTurnReadyInOrder(t *testing.T) {
-	c := web(t, 3, minAvailable(Int(1)))
-	must(t, c.CrashContainer("web-2"))
+	c := ledger(t, 3, minAvailable(Int(1)))
+	must(t, c.CrashContainer("ledger-2"))
 	must(t, c.Advance(5*time.Second))
-	must(t, c.CrashContainer("web-1"))
+	must(t, c.CrashContainer("ledger-1"))
 	must(t, c.Advance(time.Minute))
 	var ready []string
 	for _, e := range c.Log() {
@@ -283,11 +283,11 @@ func TestPodsTurnReadyInOrder(t *testing.T) {
 			ready = append(ready, e.String())
 		}
 	}
-	want := []string{"t=15s web-2 is Ready", "t=20s web-1 is Ready"}
+	want := []string{"t=15s ledger-2 is Ready", "t=20s ledger-1 is Ready"}
 	if strings.Join(ready, "\n") != strings.Join(want, "\n") {
 		t.Errorf("ready lines\n%s\nwant\n%s", strings.Join(ready, "\n"), strings.Join(want, "\n"))
 	}
-	if s := mustBudget(t, c, "web").Status; s.CurrentHealthy != 3 {
+	if s := mustBudget(t, c, "ledger").Status; s.CurrentHealthy != 3 {
 		t.Errorf("status after both restarts %s, want healthy 3", s)
 	}
 
@@ -309,10 +309,10 @@ func TestPodsTurnReadyInOrder(t *testing.T) {
 // is not made, and each pod left retries on its own.
 func TestDrainRetriesUntilTheDeadline(t *testing.T) {
 	t.Run("retry-at-deadline", func(t *testing.T) {
-		// web-3 crashed: Ready again at 30 s, so the drain of pdb-1 is
+		// ledger-3 crashed: Ready again at 30 s, so the drain of pdb-1 is
 		// not stalled, and it is refused at 0 s and 5 s.
-		c := web(t, 3, minAvailable(Int(3)))
-		must(t, c.CrashContainer("web-3"))
+		c := ledger(t, 3, minAvailable(Int(3)))
+		must(t, c.CrashContainer("ledger-3"))
 		r, err := c.Drain("pdb-1", 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -322,7 +322,7 @@ func TestDrainRetriesUntilTheDeadline(t *testing.T) {
 		}
 	})
 	t.Run("two-pods-stalled", func(t *testing.T) {
-		c := web(t, 6, minAvailable(Int(6)))
+		c := ledger(t, 6, minAvailable(Int(6)))
 		r, err := c.Drain("pdb-1", time.Minute)
 		if err != nil {
 			t.Fatal(err)
@@ -338,12 +338,12 @@ func TestDrainRetriesUntilTheDeadline(t *testing.T) {
 // when the surge pod turns available, with nothing else happening.
 func TestRolloutStopsAtReplicas(t *testing.T) {
 	t.Run("surge-2", func(t *testing.T) {
-		c := web(t, 3, nil)
-		must(t, c.Rollout("web", Strategy{MaxSurge: 2}))
+		c := ledger(t, 3, nil)
+		must(t, c.Rollout("ledger", Strategy{MaxSurge: 2}))
 		must(t, c.Advance(2*time.Minute))
 		n := 0
 		for _, p := range c.Pods() {
-			if p.Owner != "web-v2" {
+			if p.Owner != "ledger-v2" {
 				t.Errorf("pod %s of %s left after the rollout", p.Name, p.Owner)
 			}
 			n++
@@ -353,8 +353,8 @@ func TestRolloutStopsAtReplicas(t *testing.T) {
 		}
 	})
 	t.Run("min-ready", func(t *testing.T) {
-		c := web(t, 3, nil)
-		must(t, c.Rollout("web", Strategy{MaxSurge: 1, MinReady: 10 * time.Second}))
+		c := ledger(t, 3, nil)
+		must(t, c.Rollout("ledger", Strategy{MaxSurge: 1, MinReady: 10 * time.Second}))
 		must(t, c.Advance(2*time.Minute))
 		if at := firstScaleDown(t, c); at != 25*time.Second {
 			t.Errorf("old ReplicaSet first scaled down at %v, want 25s: the surge pod Ready at 15 s, available 10 s later", At(at))

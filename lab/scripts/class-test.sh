@@ -86,8 +86,8 @@ k() { kubectl --kubeconfig "$S/cheater.kubeconfig" "$@"; }
 # forge sends a request with the student's credentials and any agent.
 go build -o "$work/forge" ./lab/class/forge
 api() { "$work/forge" -kubeconfig "$S/cheater.kubeconfig" "$@"; }
-k apply -f chapters/01-pdb/lab/namespace.yaml -f chapters/01-pdb/lab/web.yaml -f chapters/01-pdb/lab/budget.yaml >/dev/null
-k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
+k apply -f chapters/01-pdb/lab/namespace.yaml -f chapters/01-pdb/lab/ledger.yaml -f chapters/01-pdb/lab/budget.yaml >/dev/null
+k -n pdb-lab rollout status deployment/ledger --timeout=2m >/dev/null
 pod=$(k -n pdb-lab get pods -o jsonpath='{.items[0].metadata.name}')
 path=/api/v1/namespaces/pdb-lab/pods/$pod/binding
 code=$(api -agent "kube-scheduler/$KUBE_VERSION (linux/amd64) kubernetes/scheduler" -X POST "$path" \
@@ -111,7 +111,7 @@ for pod in $(k -n pdb-lab get pods --field-selector spec.nodeName=pdb-3 -o jsonp
 	code=$(api -agent "kwok/$KWOK_VERSION (linux/amd64) kwok" -X DELETE "$path")
 	[ "$code" = 200 ] || fail "the delete of $pod in kwok's agent: HTTP $code"
 done
-k -n pdb-lab rollout status deployment/web --timeout=2m >/dev/null
+k -n pdb-lab rollout status deployment/ledger --timeout=2m >/dev/null
 echo "class-test: pdb-3 emptied by dry-run evictions and deletes in kwok's agent"
 
 step "5. the instructor grades the class"

@@ -8,8 +8,8 @@
 # lab/expected/NAME.txt, the file the README quotes as the step's expected
 # output (<!-- quote lab/expected/NAME.txt -->), so the two cannot drift.
 # What a run cannot repeat is normalized on both sides before they are
-# compared: a pod's template hash and random suffix (web-5d8f7c9b4-x2x9q
-# reads web-<hash>), and runs of spaces (kubectl pads its columns to the
+# compared: a pod's template hash and random suffix (ledger-5d8f7c9b4-x2x9q
+# reads ledger-<hash>), and runs of spaces (kubectl pads its columns to the
 # longest value). A step's commands choose columns that do not move
 # (-o custom-columns, not AGE).
 #

@@ -164,12 +164,12 @@ func TestDemos(t *testing.T) {
 		clean(t)
 	})
 
-	t.Run("01-pdb floor 3 refuses, a container crash goes through", func(t *testing.T) {
+	t.Run("01-pdb floor 4 refuses, a container crash goes through", func(t *testing.T) {
 		startDemo(t, ctx, page("01-pdb"))
-		choose(t, ctx, "#pdb-floor", "3")
-		press(t, ctx, `button[aria-label="Evict web-1"]`)
+		choose(t, ctx, "#pdb-floor", "4")
+		press(t, ctx, `button[aria-label="Evict ledger-1"]`)
 		if got := eval[string](t, ctx, `document.querySelector(".demo-log li:last-child").dataset.kind`); got != "refused" {
-			t.Errorf("with a floor of 3 the eviction of web-1 is logged as %q, want refused; log ends %q", got, text(t, ctx, ".demo-log li:last-child"))
+			t.Errorf("with a floor of 4 the eviction of ledger-1 is logged as %q, want refused; log ends %q", got, text(t, ctx, ".demo-log li:last-child"))
 		}
 		if got := text(t, ctx, ".demo-log li:last-child"); !strings.Contains(got, "refused 429") {
 			t.Errorf("the refusal gives no reason from the model: %q", got)
@@ -178,21 +178,21 @@ func TestDemos(t *testing.T) {
 		if last := text(t, ctx, ".demo-log li:last-child"); said != last {
 			t.Errorf("after Evict the demo announces %q, want the model's one line %q", said, last)
 		}
-		press(t, ctx, `button[aria-label="Crash web-2"]`)
-		if said := announced(t, ctx); !strings.Contains(said, "web-2") {
-			t.Errorf("after Crash the demo announces %q, want its line about web-2", said)
+		press(t, ctx, `button[aria-label="Crash ledger-2"]`)
+		if said := announced(t, ctx); !strings.Contains(said, "ledger-2") {
+			t.Errorf("after Crash the demo announces %q, want its line about ledger-2", said)
 		}
 		log := eval[[]string](t, ctx, `Array.from(document.querySelectorAll(".demo-log li"), li => li.textContent)`)
-		if !strings.Contains(strings.Join(log, "\n"), "web-2 on pdb-2: its container crashed and the kubelet restarted it in the same pod (restart 1): no budget was asked") {
-			t.Errorf("the crash of web-2 is not in the log:\n%s", strings.Join(log, "\n"))
+		if !strings.Contains(strings.Join(log, "\n"), "ledger-2 on pdb-2: its container crashed and the kubelet restarted it in the same pod (restart 1): no budget was asked") {
+			t.Errorf("the crash of ledger-2 is not in the log:\n%s", strings.Join(log, "\n"))
 		}
 		for sel, want := range map[string]string{`[data-count="allowed"]`: "Evictions allowed: 0", `[data-count="refused"]`: "refused: 1", `[data-count="crashed"]`: "crashes and power losses: 1"} {
 			if got := text(t, ctx, sel); got != want {
 				t.Errorf("count %s = %q, want %q", sel, got, want)
 			}
 		}
-		if n := eval[int](t, ctx, `document.querySelectorAll(".demo-table tbody tr").length`); n != 3 {
-			t.Errorf("after a container crash the table shows %d pods, want 3 (the container restarts in the same pod)", n)
+		if n := eval[int](t, ctx, `document.querySelectorAll(".demo-table tbody tr").length`); n != 4 {
+			t.Errorf("after a container crash the table shows %d pods, want 4 (the container restarts in the same pod)", n)
 		}
 		shoot(t, ctx, "demo-01-pdb.png")
 		axeDemoCheck(t, ctx, "01-pdb's demo")

@@ -42,14 +42,14 @@ var (
 // message must contain. A check a cheat does not name may pass or fail.
 const pass = "PASS"
 
-// A cheat is a way a learner reached the lab's final picture (four Ready
-// web pods on pdb-1 and pdb-2 under a floor of 3, pdb-3 cordoned and
+// A cheat is a way a learner reached the lab's final picture (five Ready
+// ledger pods on pdb-1 and pdb-2 under a floor of 4, pdb-3 cordoned and
 // empty) without the drain the lab teaches. Every one of them scored 10/10
 // when the checks read only the final state.
 type cheat struct {
 	name string
-	// do builds the cheat from three web pods Ready on pdb-3 under
-	// minAvailable 2, pdb-3 not cordoned; onPdb3 false starts it from
+	// do builds the cheat from four ledger pods Ready on pdb-3 under
+	// minAvailable 3, pdb-3 not cordoned; onPdb3 false starts it from
 	// nothing at all.
 	do     func(t *testing.T, l *lab)
 	onPdb3 bool
@@ -70,102 +70,102 @@ func TestCheatsFail(t *testing.T) {
 			name: "deleted-the-budget-so-the-drain-finished-at-once-then-put-it-back", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.scale(t, 4)
-				l.kubectl(t, "-n", ns, "delete", "pdb", "web")
+				l.scale(t, 5)
+				l.kubectl(t, "-n", ns, "delete", "pdb", "ledger")
 				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
-				l.settled(t, 4, -1)
-				l.budget(t, 3)
+				l.settled(t, 5, -1)
+				l.budget(t, 4)
 			},
 			want: map[string]string{
-				"pdb-budget-protects-web": "after the drain of pdb-3 began",
-				"pdb-eviction-allowed":    "the drain never waited at the floor",
-				"pdb-node-drained":        pass,
-				"pdb-web-placed":          "below the floor of 2: the drain did not wait for replacements",
+				"pdb-budget-protects-ledger": "after the drain of pdb-3 began",
+				"pdb-eviction-allowed":       "the drain never waited at the floor",
+				"pdb-node-drained":           pass,
+				"pdb-ledger-placed":          "below the floor of 3: the drain did not wait for replacements",
 			},
 			apiOnly: map[string]string{
-				"pdb-budget-protects-web": "after the drain of pdb-3 began",
-				"pdb-web-placed":          "they were replaced all at once",
+				"pdb-budget-protects-ledger": "after the drain of pdb-3 began",
+				"pdb-ledger-placed":          "they were replaced all at once",
 			},
 		},
 		{
 			name: "relaxed-the-budget-for-the-drain-then-restored-it", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.scale(t, 4)
-				l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":0}}`)
+				l.scale(t, 5)
+				l.kubectl(t, "-n", ns, "patch", "pdb", "ledger", "--type=merge", "-p", `{"spec":{"minAvailable":0}}`)
 				l.budgetSettled(t, 0)
 				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=60s")
-				l.settled(t, 4, -1)
-				l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", `{"spec":{"minAvailable":3}}`)
-				l.settled(t, 4, 3)
+				l.settled(t, 5, -1)
+				l.kubectl(t, "-n", ns, "patch", "pdb", "ledger", "--type=merge", "-p", `{"spec":{"minAvailable":4}}`)
+				l.settled(t, 5, 4)
 			},
-			// With no floor the drain may still happen to leave two pods
+			// With no floor the drain may still happen to leave three pods
 			// Ready: the budget's own history shows the cheat.
 			want: map[string]string{
-				"pdb-budget-protects-web": "(kubectl) patched budget web at",
-				"pdb-node-drained":        pass,
+				"pdb-budget-protects-ledger": "(kubectl) patched budget ledger at",
+				"pdb-node-drained":           pass,
 			},
-			apiOnly: map[string]string{"pdb-budget-protects-web": "was changed by kubectl-patch at"},
+			apiOnly: map[string]string{"pdb-budget-protects-ledger": "was changed by kubectl-patch at"},
 		},
 		{
-			name: "scaled-web-to-zero-and-back", onPdb3: true,
+			name: "scaled-ledger-to-zero-and-back", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
 				l.scale(t, 0)
-				l.scale(t, 4)
-				l.settled(t, 4, 2)
-				l.budget(t, 3)
+				l.scale(t, 5)
+				l.settled(t, 5, 3)
+				l.budget(t, 4)
 			},
 			want: map[string]string{
 				"pdb-eviction-allowed": "the drain never waited at the floor",
 				"pdb-node-drained":     "deleted by system:serviceaccount:kube-system:replicaset-controller (kube-controller-manager), not evicted",
-				"pdb-web-placed":       "below the floor of 2",
+				"pdb-ledger-placed":    "below the floor of 3",
 			},
-			apiOnly: map[string]string{"pdb-web-placed": "they were replaced all at once"},
+			apiOnly: map[string]string{"pdb-ledger-placed": "they were replaced all at once"},
 		},
 		{
 			name: "drained-with-disable-eviction", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.scale(t, 4)
-				l.budget(t, 3)
+				l.scale(t, 5)
+				l.budget(t, 4)
 				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--disable-eviction", "--timeout=60s")
-				l.settled(t, 4, 3)
+				l.settled(t, 5, 4)
 			},
 			want: map[string]string{
-				"pdb-budget-protects-web": pass,
-				"pdb-eviction-allowed":    "the drain never waited at the floor",
-				"pdb-node-drained":        "(kubectl), not evicted",
-				"pdb-web-placed":          "below the floor of 2",
+				"pdb-budget-protects-ledger": pass,
+				"pdb-eviction-allowed":       "the drain never waited at the floor",
+				"pdb-node-drained":           "(kubectl), not evicted",
+				"pdb-ledger-placed":          "below the floor of 3",
 			},
 			apiOnly: map[string]string{
-				"pdb-node-drained": "an eviction cannot be told from a delete without the API server's audit log",
-				"pdb-web-placed":   "they were replaced all at once",
+				"pdb-node-drained":  "an eviction cannot be told from a delete without the API server's audit log",
+				"pdb-ledger-placed": "they were replaced all at once",
 			},
 		},
 		{
-			name: "cordoned-pdb-3-with-four-replicas-and-never-drained",
+			name: "cordoned-pdb-3-with-five-replicas-and-never-drained",
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.apply(t, 4, 3)
-				l.settled(t, 4, 3)
+				l.apply(t, 5, 4)
+				l.settled(t, 5, 4)
 			},
 			want: map[string]string{
-				"pdb-budget-protects-web": "has not stood through a drain yet",
-				"pdb-eviction-allowed":    "the drain never waited at the floor",
-				"pdb-node-drained":        "the node was cordoned, not drained",
-				"pdb-web-placed":          "there was no drain to keep to the floor",
+				"pdb-budget-protects-ledger": "has not stood through a drain yet",
+				"pdb-eviction-allowed":       "the drain never waited at the floor",
+				"pdb-node-drained":           "the node was cordoned, not drained",
+				"pdb-ledger-placed":          "there was no drain to keep to the floor",
 			},
 		},
 		{
 			name: "deleted-the-pods-one-by-one-waiting-for-each-replacement", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.scale(t, 4)
-				l.budget(t, 3)
+				l.scale(t, 5)
+				l.budget(t, 4)
 				for _, p := range l.podsOn(t, check.DrainedNode) {
 					l.kubectl(t, "-n", ns, "delete", "pod", p, "--wait=false")
-					l.settled(t, 4, 3)
+					l.settled(t, 5, 4)
 				}
 			},
 			want: map[string]string{
@@ -177,35 +177,37 @@ func TestCheatsFail(t *testing.T) {
 			name: "deleted-the-pods-as-the-replicaset-controller", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.scale(t, 4)
-				l.budget(t, 3)
+				l.scale(t, 5)
+				l.budget(t, 4)
 				args := []string{"-n", ns, "delete", "pod", "--wait=false", "--as=system:serviceaccount:kube-system:replicaset-controller"}
 				l.kubectl(t, append(args, l.podsOn(t, check.DrainedNode)...)...)
-				l.settled(t, 4, 3)
+				l.settled(t, 5, 4)
 			},
 			want: map[string]string{
-				"pdb-node-drained": "as system:serviceaccount:kube-system:replicaset-controller (kubectl), not evicted",
-				"pdb-web-placed":   "below the floor of 2",
+				"pdb-node-drained":  "as system:serviceaccount:kube-system:replicaset-controller (kubectl), not evicted",
+				"pdb-ledger-placed": "below the floor of 3",
 			},
 		},
 		{
 			name: "evicted-with-dry-runs-then-deleted-the-pods", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.scale(t, 4)
-				l.budget(t, 3)
+				l.scale(t, 5)
+				l.budget(t, 4)
 				// Every eviction is allowed as a dry run (none is spent), and
 				// none removes a pod.
 				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--dry-run=server")
 				args := []string{"-n", ns, "delete", "pod", "--wait=false"}
 				l.kubectl(t, append(args, l.podsOn(t, check.DrainedNode)...)...)
-				l.settled(t, 4, 3)
+				l.settled(t, 5, 4)
 			},
-			// 1.4 is not named: whether web falls below its floor here
-			// depends on how soon the fake node finishes the three deletes
-			// against how soon the replacements turn Ready (one run saw
-			// 3, 2 and 2 Ready after them, so 1.4 rightly passed). 1.3,
-			// which reads who removed the pods, fails every time.
+			// 1.4 is not named: whether ledger falls below its floor here
+			// depends on how soon the fake node finishes the deletes
+			// against how soon the replacements turn Ready (a run of the
+			// lab's earlier three-pod version saw 3, 2 and 2 Ready after
+			// its three deletes, at its floor of 2, so 1.4 rightly
+			// passed). 1.3, which reads who removed the pods, fails every
+			// time.
 			want: map[string]string{
 				"pdb-node-drained": "(kubectl), not evicted",
 			},
@@ -219,8 +221,8 @@ func TestCheatsFail(t *testing.T) {
 			name: "dry-run-evictions-in-the-body-then-deletes-in-kwoks-agent", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.scale(t, 4)
-				l.budget(t, 3)
+				l.scale(t, 5)
+				l.budget(t, 4)
 				ctx := context.Background()
 				forged := l.claiming(t, "kwok-controller/"+version.Kwok+" (linux/amd64) kubernetes/$Format")
 				for _, p := range l.podsOn(t, check.DrainedNode) {
@@ -231,7 +233,7 @@ func TestCheatsFail(t *testing.T) {
 					if err := forged.CoreV1().Pods(ns).Delete(ctx, p, metav1.DeleteOptions{}); err != nil {
 						t.Fatalf("delete %s in kwok's agent: %v", p, err)
 					}
-					l.settled(t, 4, 3)
+					l.settled(t, 5, 4)
 				}
 			},
 			want: map[string]string{
@@ -248,19 +250,19 @@ func TestCheatsFail(t *testing.T) {
 			name: "relabelled-the-pods-out-of-the-budget-then-drained-with-force", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.budget(t, 3)
+				l.budget(t, 4)
 				l.stall(t)
 				args := append([]string{"-n", ns, "label", "pod", "--overwrite"}, l.podsOn(t, check.DrainedNode)...)
-				l.kubectl(t, append(args, "app=web-old")...)
-				l.settled(t, 3, 3)
-				l.scale(t, 4)
+				l.kubectl(t, append(args, "app=ledger-old")...)
+				l.settled(t, 4, 4)
+				l.scale(t, 5)
 				l.kubectl(t, "drain", check.DrainedNode, "--ignore-daemonsets", "--delete-emptydir-data", "--force", "--timeout=60s")
-				l.settled(t, 4, 3)
+				l.settled(t, 5, 4)
 			},
 			want: map[string]string{
 				"pdb-eviction-allowed": "no refused pod was evicted later",
 				"pdb-node-drained":     "taken out of the budget's selector by kwok-admin (kubectl), not evicted",
-				"pdb-web-placed":       "below the floor of 2",
+				"pdb-ledger-placed":    "below the floor of 3",
 			},
 		},
 		{
@@ -273,9 +275,9 @@ func TestCheatsFail(t *testing.T) {
 			name: "deleted-the-pods-then-dry-run-evicted-them-in-the-body", onPdb3: true,
 			do: func(t *testing.T, l *lab) {
 				l.kubectl(t, "cordon", check.DrainedNode)
-				l.budget(t, 3)
+				l.budget(t, 4)
 				l.stall(t)
-				l.scale(t, 4)
+				l.scale(t, 5)
 				ctx := context.Background()
 				for _, p := range l.podsOn(t, check.DrainedNode) {
 					l.kubectl(t, "-n", ns, "label", "pod", p, "opslab.dev/power=off")
@@ -285,7 +287,7 @@ func TestCheatsFail(t *testing.T) {
 						t.Fatalf("dry-run eviction of %s, being deleted: %v", p, err)
 					}
 					l.kubectl(t, "-n", ns, "label", "pod", p, "opslab.dev/power-")
-					l.settled(t, 4, 3)
+					l.settled(t, 5, 4)
 				}
 			},
 			want: map[string]string{
@@ -413,7 +415,7 @@ func (l *lab) reset(t *testing.T) {
 	now := int64(0)
 	l.k.AppsV1().Deployments(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	l.k.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
-	labenv.Poll(ctx, t, 60*time.Second, "the web pods gone", func(ctx context.Context) (bool, error) {
+	labenv.Poll(ctx, t, 60*time.Second, "the ledger pods gone", func(ctx context.Context) (bool, error) {
 		l.k.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &now}, metav1.ListOptions{})
 		pods, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		return err == nil && len(pods.Items) == 0, nil
@@ -446,7 +448,7 @@ func (l *lab) reset(t *testing.T) {
 	})
 }
 
-// manifests are the lab's own: the namespace, web and its budget as the
+// manifests are the lab's own: the namespace, ledger and its budget as the
 // README has the learner apply them.
 var manifests = os.DirFS(filepath.Join("..", "lab"))
 
@@ -458,7 +460,7 @@ func decode(t *testing.T, name string, obj k8s.Object) {
 	}
 }
 
-// apply makes the namespace, web and its budget from lab/*.yaml, with the
+// apply makes the namespace, ledger and its budget from lab/*.yaml, with the
 // replicas and floor given and pods that are Ready 1 s after they start.
 func (l *lab) apply(t *testing.T, replicas int32, minAvailable int) {
 	t.Helper()
@@ -468,17 +470,17 @@ func (l *lab) apply(t *testing.T, replicas int32, minAvailable int) {
 	if _, err := l.k.CoreV1().Namespaces().Create(ctx, &namespace, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var web appsv1.Deployment
-	decode(t, "web.yaml", &web)
-	web.Spec.Replicas = &replicas
-	web.Spec.Template.Annotations["opslab.dev/ready-after"] = "1s"
-	if _, err := l.k.AppsV1().Deployments(ns).Create(ctx, &web, metav1.CreateOptions{}); err != nil {
+	var ledger appsv1.Deployment
+	decode(t, "ledger.yaml", &ledger)
+	ledger.Spec.Replicas = &replicas
+	ledger.Spec.Template.Annotations["opslab.dev/ready-after"] = "1s"
+	if _, err := l.k.AppsV1().Deployments(ns).Create(ctx, &ledger, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	l.budget(t, minAvailable)
 }
 
-// budget makes the budget web of lab/budget.yaml with the floor given, or
+// budget makes the budget ledger of lab/budget.yaml with the floor given, or
 // sets its floor if it exists.
 func (l *lab) budget(t *testing.T, minAvailable int) {
 	t.Helper()
@@ -491,7 +493,7 @@ func (l *lab) budget(t *testing.T, minAvailable int) {
 		if !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
-		l.kubectl(t, "-n", ns, "patch", "pdb", "web", "--type=merge", "-p", fmt.Sprintf(`{"spec":{"minAvailable":%d}}`, minAvailable))
+		l.kubectl(t, "-n", ns, "patch", "pdb", "ledger", "--type=merge", "-p", fmt.Sprintf(`{"spec":{"minAvailable":%d}}`, minAvailable))
 	}
 	l.budgetSettled(t, minAvailable)
 }
@@ -500,8 +502,8 @@ func (l *lab) budget(t *testing.T, minAvailable int) {
 // budget's current floor over the Ready pods.
 func (l *lab) budgetSettled(t *testing.T, minAvailable int) {
 	t.Helper()
-	labenv.Poll(context.Background(), t, 30*time.Second, fmt.Sprintf("budget web counted with minAvailable %d", minAvailable), func(ctx context.Context) (bool, error) {
-		b, err := l.k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
+	labenv.Poll(context.Background(), t, 30*time.Second, fmt.Sprintf("budget ledger counted with minAvailable %d", minAvailable), func(ctx context.Context) (bool, error) {
+		b, err := l.k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "ledger", metav1.GetOptions{})
 		if err != nil {
 			return false, nil
 		}
@@ -518,26 +520,26 @@ func (l *lab) scale(t *testing.T, replicas int) {
 	l.settled(t, replicas, -1)
 }
 
-// onPdb3 starts web as step 3 of the lab leaves it: three pods Ready on
-// pdb-3 under minAvailable 2, every node schedulable. pdb-1 and pdb-2 are
+// onPdb3 starts ledger as step 3 of the lab leaves it: four pods Ready on
+// pdb-3 under minAvailable 3, every node schedulable. pdb-1 and pdb-2 are
 // cordoned while the pods are placed.
 func (l *lab) onPdb3(t *testing.T) {
 	t.Helper()
 	l.kubectl(t, "cordon", "pdb-1", "pdb-2")
-	l.apply(t, 3, 2)
-	l.settled(t, 3, 2)
-	if on := l.podsOn(t, check.DrainedNode); len(on) != 3 {
-		t.Fatalf("web pods on %s: %v, want all three", check.DrainedNode, on)
+	l.apply(t, 4, 3)
+	l.settled(t, 4, 3)
+	if on := l.podsOn(t, check.DrainedNode); len(on) != 4 {
+		t.Fatalf("ledger pods on %s: %v, want all four", check.DrainedNode, on)
 	}
 	l.kubectl(t, "uncordon", "pdb-1", "pdb-2")
 }
 
-// settled waits until web has exactly n pods, each Ready and none being
+// settled waits until ledger has exactly n pods, each Ready and none being
 // deleted, and, when minAvailable is 0 or more, its budget counts them
 // under that floor.
 func (l *lab) settled(t *testing.T, n, minAvailable int) {
 	t.Helper()
-	labenv.Poll(context.Background(), t, 60*time.Second, fmt.Sprintf("%d web pods Ready", n), func(ctx context.Context) (bool, error) {
+	labenv.Poll(context.Background(), t, 60*time.Second, fmt.Sprintf("%d ledger pods Ready", n), func(ctx context.Context) (bool, error) {
 		all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + check.App})
 		if err != nil {
 			return false, nil
@@ -550,7 +552,7 @@ func (l *lab) settled(t *testing.T, n, minAvailable int) {
 	}
 }
 
-// ready returns the web pods that are Ready and not being deleted.
+// ready returns the ledger pods that are Ready and not being deleted.
 func (l *lab) ready(ctx context.Context) ([]corev1.Pod, error) {
 	all, err := l.k.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + check.App})
 	if err != nil {

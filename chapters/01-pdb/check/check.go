@@ -1,11 +1,11 @@
 // Package check holds the lab checks of chapter 1. They read what the
 // cluster did, not what a learner wrote: the status the disruption
 // controller computed for the budget, the eviction subresource's answer to a
-// dry-run eviction of each web pod, where the pods run and whether the
+// dry-run eviction of each ledger pod, where the pods run and whether the
 // drained node is cordoned and empty; and, since a learner can reach that
 // final picture by deleting the budget, scaling to zero or deleting pods,
 // the drain of pdb-3 that led to it. The API server's audit log says how
-// each web pod went (an eviction or a delete, and whose), which evictions
+// each ledger pod went (an eviction or a delete, and whose), which evictions
 // were refused, when the budget was made or changed, and who made the
 // replacements; the pods' creation and Ready times say how many were Ready
 // after each removal. None of the checks changes the cluster.
@@ -43,7 +43,7 @@ import (
 // The lab's names, as lab/*.yaml and the README use them.
 const (
 	Namespace   = "pdb-lab"
-	App         = "web"
+	App         = "ledger"
 	Pool        = "pdb"
 	DrainedNode = "pdb-3"
 	poolLabel   = "opslab.dev/pool"
@@ -56,60 +56,60 @@ const (
 func Checks() []labcheck.Check {
 	return []labcheck.Check{
 		{
-			ID:     "pdb-budget-protects-web",
-			Title:  "one budget protects web with a floor of at least 2, and it stood unchanged through the drain of pdb-3",
+			ID:     "pdb-budget-protects-ledger",
+			Title:  "one budget protects ledger with a floor of at least 3, and it stood unchanged through the drain of pdb-3",
 			Points: 2,
 			Claim:  "the application declares one floor; the disruption controller turns it into desiredHealthy, and a drain keeps to it only while the budget is there",
-			Reads: "the status the disruption controller wrote for the budget of pdb-lab that selects the web pods; its creationTimestamp against the first web pod to leave pdb-3; " +
+			Reads: "the status the disruption controller wrote for the budget of pdb-lab that selects the ledger pods; its creationTimestamp against the first ledger pod to leave pdb-3; " +
 				"from the audit log, every create, change and delete of pdb-lab's budgets (without the log: the budget's managedFields)",
 			Hints: []string{
-				"Apply chapters/01-pdb/lab/namespace.yaml, web.yaml and budget.yaml (step 1 of the lab).",
-				"kubectl -n pdb-lab get pdb web -o yaml: status.desiredHealthy is the floor the controller computed; it must be at least 2, and status.observedGeneration must equal metadata.generation.",
-				"Do not delete the budget or loosen it during the drain and put it back afterwards: the budget must be older than the drain and unchanged since. Add a replica instead: kubectl -n pdb-lab scale deployment web --replicas=4.",
+				"Apply chapters/01-pdb/lab/namespace.yaml, ledger.yaml and budget.yaml (step 1 of the lab).",
+				"kubectl -n pdb-lab get pdb ledger -o yaml: status.desiredHealthy is the floor the controller computed; it must be at least 3, and status.observedGeneration must equal metadata.generation.",
+				"Do not delete the budget or loosen it during the drain and put it back afterwards: the budget must be older than the drain and unchanged since. Add a replica instead: kubectl -n pdb-lab scale deployment ledger --replicas=5.",
 			},
-			Run: budgetProtectsWeb,
+			Run: budgetProtectsLedger,
 		},
 		{
 			ID:     "pdb-eviction-allowed",
 			Title:  "the budget made the drain wait: evictions refused at the floor went through once there was room, and one is allowed now",
 			Points: 3,
 			Claim:  "only Ready pods count: at the floor an eviction is refused until a replacement is Ready, and with one pod above the floor it is allowed",
-			Reads: "from the audit log, your evictions of web pods since pdb-3 was cordoned, the 429s among them, and which refused pods were evicted later; " +
-				"the eviction subresource's answer to a dry-run eviction (dryRun=All) of every web pod now",
+			Reads: "from the audit log, your evictions of ledger pods since pdb-3 was cordoned, the 429s among them, and which refused pods were evicted later; " +
+				"the eviction subresource's answer to a dry-run eviction (dryRun=All) of every ledger pod now",
 			Hints: []string{
 				"Drain pdb-3 with the budget in place (steps 4 and 5): each refusal is the budget doing its job, and kubectl drain asks again every 5 s until a replacement is Ready.",
-				"ALLOWED DISRUPTIONS 0 (kubectl -n pdb-lab get pdb web) means web is at its floor: keep the budget as it is and give web room above it, a replica to spare (step 5), then wait for every web pod to be Ready (new pods take 15 s).",
-				"With minAvailable 3 and 3 replicas nothing can be evicted, ever; the repair is a fourth replica, not a lower floor: kubectl -n pdb-lab scale deployment/web --replicas=4, then drain pdb-3 again.",
+				"ALLOWED DISRUPTIONS 0 (kubectl -n pdb-lab get pdb ledger) means ledger is at its floor: keep the budget as it is and give ledger room above it, a replica to spare (step 5), then wait for every ledger pod to be Ready (new pods take 15 s).",
+				"With minAvailable 4 and 4 replicas nothing can be evicted, ever; the repair is a fifth replica, not a lower floor: kubectl -n pdb-lab scale deployment/ledger --replicas=5, then drain pdb-3 again.",
 			},
 			Run: evictionAllowed,
 		},
 		{
 			ID:     "pdb-node-drained",
-			Title:  "pdb-3 is cordoned and empty, and its web pods left through the eviction API",
+			Title:  "pdb-3 is cordoned and empty, and its ledger pods left through the eviction API",
 			Points: 3,
 			Claim:  "a drain asks the eviction API, which weighs each removal against the budget; a delete or a scale-down asks nobody",
 			Reads: "node pdb-3's spec.unschedulable and the pods bound to it in every namespace; " +
-				"from the audit log, the request that removed each web pod since pdb-3 was cordoned (an eviction, a delete, a scale-down) and who made it",
+				"from the audit log, the request that removed each ledger pod since pdb-3 was cordoned (an eviction, a delete, a scale-down) and who made it",
 			Hints: []string{
-				"Drain the node with the budget in place: kubectl drain pdb-3 --ignore-daemonsets --timeout=3m (step 5, after web has a fourth replica).",
-				"kubectl drain evicts; kubectl delete pod, kubectl drain --disable-eviction and scaling web down remove pods without asking the budget, and the audit log keeps that.",
+				"Drain the node with the budget in place: kubectl drain pdb-3 --ignore-daemonsets --timeout=3m (step 5, after ledger has a fifth replica).",
+				"kubectl drain evicts; kubectl delete pod, kubectl drain --disable-eviction and scaling ledger down remove pods without asking the budget, and the audit log keeps that.",
 				"Do not uncordon pdb-3 after the drain: the checks read the node as kubectl drain left it.",
 			},
 			Run: nodeDrained,
 		},
 		{
-			ID:     "pdb-web-placed",
-			Title:  "web runs Ready on the other nodes of its pool, one pod above its floor, and never fell below the floor during the drain",
+			ID:     "pdb-ledger-placed",
+			Title:  "ledger runs Ready on the other nodes of its pool, one pod above its floor, and never fell below the floor during the drain",
 			Points: 2,
-			Claim:  "availability comes from replicas and spreading; the budget keeps a drain from taking web below its floor, one replacement at a time",
-			Reads: "the web pods' nodes and Ready condition, and the budget's desiredHealthy; from the audit log, when each web pod left and who created the pods since pdb-3 was cordoned, " +
+			Claim:  "availability comes from replicas and spreading; the budget keeps a drain from taking ledger below its floor, one replacement at a time",
+			Reads: "the ledger pods' nodes and Ready condition, and the budget's desiredHealthy; from the audit log, when each ledger pod left and who created the pods since pdb-3 was cordoned, " +
 				"with the Ready times of the replacements, to count the Ready pods after each removal (without the log: the pods' creation and Ready times)",
 			Hints: []string{
-				"kubectl -n pdb-lab get pods -o wide shows where each web pod runs and whether it is Ready.",
+				"kubectl -n pdb-lab get pods -o wide shows where each ledger pod runs and whether it is Ready.",
 				"Pods leave pdb-3 only through the drain; replacements go to schedulable nodes, so uncordon pdb-1 and pdb-2 after step 2.",
-				"The floor plus one: with minAvailable 3 you need 4 Ready replicas, spread over pdb-1 and pdb-2; the drain must evict one pod at a time, each after the previous replacement is Ready, and the last replacement must be Ready when you check.",
+				"The floor plus one: with minAvailable 4 you need 5 Ready replicas, spread over pdb-1 and pdb-2; the drain must evict one pod at a time, each after the previous replacement is Ready, and the last replacement must be Ready when you check.",
 			},
-			Run: webPlaced,
+			Run: ledgerPlaced,
 		},
 	}
 }
@@ -117,8 +117,8 @@ func Checks() []labcheck.Check {
 // lab is what the checks read from the cluster.
 type lab struct {
 	ns      *corev1.Namespace // nil until the lab's namespace exists
-	pods    []corev1.Pod      // the web pods, not being deleted
-	all     []corev1.Pod      // the web pods, those being deleted too
+	pods    []corev1.Pod      // the ledger pods, not being deleted
+	all     []corev1.Pod      // the ledger pods, those being deleted too
 	budgets []policyv1.PodDisruptionBudget
 }
 
@@ -147,7 +147,7 @@ func read(ctx context.Context, kube kubernetes.Interface) (lab, error) {
 	if err != nil {
 		return l, fmt.Errorf("list budgets in %s: %w", Namespace, err)
 	}
-	// A budget counts when it selects a web pod, as the eviction
+	// A budget counts when it selects a ledger pod, as the eviction
 	// subresource decides: nil selects nothing, {} selects everything.
 	for _, b := range pdbs.Items {
 		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
@@ -162,11 +162,11 @@ func read(ctx context.Context, kube kubernetes.Interface) (lab, error) {
 }
 
 // protects reports whether a pod with these labels is under a budget that
-// selects web's pods, as the eviction subresource matches them; with no
-// such budget, whether it is web's (app=web).
+// selects ledger's pods, as the eviction subresource matches them; with no
+// such budget, whether it is ledger's (app=ledger).
 func (l lab) protects(set map[string]string) bool {
 	if len(l.budgets) == 0 {
-		return webSelected(set)
+		return ledgerSelected(set)
 	}
 	for _, b := range l.budgets {
 		if sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector); err == nil && sel.Matches(labels.Set(set)) {
@@ -195,9 +195,9 @@ func drain(ctx context.Context, c *labcheck.Cluster, l lab) (story, string, erro
 		return story{}, "", fmt.Errorf("node %s is cordoned, but neither its taint %s nor its managedFields say since when", DrainedNode, corev1.TaintNodeUnschedulable)
 	}
 	start := l.ns.CreationTimestamp.Time
-	var pods []webPod
+	var pods []ledgerPod
 	for _, p := range l.all {
-		pods = append(pods, toWebPod(p))
+		pods = append(pods, toLedgerPod(p))
 	}
 	log := c.Audit()
 	s := story{Start: start, Cordoned: cordoned, Pods: pods, NoAudit: c.NoAudit, Advice: c.AuditAdvice()}
@@ -233,8 +233,8 @@ func cordonedAt(n *corev1.Node) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-func toWebPod(p corev1.Pod) webPod {
-	w := webPod{Name: p.Name, Node: p.Spec.NodeName, Created: p.CreationTimestamp.Time, Deleting: p.DeletionTimestamp != nil}
+func toLedgerPod(p corev1.Pod) ledgerPod {
+	w := ledgerPod{Name: p.Name, Node: p.Spec.NodeName, Created: p.CreationTimestamp.Time, Deleting: p.DeletionTimestamp != nil}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
 			w.ReadyAt = c.LastTransitionTime.Time
@@ -267,13 +267,13 @@ func specWrites(b policyv1.PodDisruptionBudget) []specWrite {
 const (
 	// A check read the lab a few seconds too early: a replacement made by
 	// the last eviction is still starting, and only Ready pods count.
-	hintWait = "Wait until every web pod is Ready (a new one takes 15 s), then check again: kubectl -n pdb-lab wait pod -l app=web --for=condition=Ready --timeout=1m"
+	hintWait = "Wait until every ledger pod is Ready (a new one takes 15 s), then check again: kubectl -n pdb-lab wait pod -l app=ledger --for=condition=Ready --timeout=1m"
 	// The budget leaves no room with every pod Ready: the floor is at the
 	// replica count. Loosening it would pass the check and lose the lesson.
-	hintRoom = "Keep the budget: give web a replica to spare (kubectl -n pdb-lab scale deployment/web --replicas=4), wait for it to be Ready, and drain pdb-3 again (step 5)."
+	hintRoom = "Keep the budget: give ledger a replica to spare (kubectl -n pdb-lab scale deployment/ledger --replicas=5), wait for it to be Ready, and drain pdb-3 again (step 5)."
 )
 
-// starting lists the web pods that run on a node and are not Ready yet:
+// starting lists the ledger pods that run on a node and are not Ready yet:
 // those the lab's slow-start stage has not made Ready.
 func starting(pods []corev1.Pod) []string {
 	var names []string
@@ -285,8 +285,8 @@ func starting(pods []corev1.Pod) []string {
 	return names
 }
 
-// notReadyYet says which pods are still starting: "web-g is not Ready
-// yet", "web-f and web-g are not Ready yet".
+// notReadyYet says which pods are still starting: "ledger-g is not Ready
+// yet", "ledger-f and ledger-g are not Ready yet".
 func notReadyYet(names []string) string {
 	if len(names) == 1 {
 		return names[0] + " is not Ready yet"
@@ -331,7 +331,7 @@ func withDrain(ctx context.Context, c *labcheck.Cluster, l lab, r labcheck.Resul
 	return r, nil
 }
 
-func budgetProtectsWeb(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+func budgetProtectsLedger(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	l, err := read(ctx, c.Kube)
 	if err != nil {
 		return labcheck.Result{}, err
@@ -343,11 +343,11 @@ func budgetProtectsWeb(ctx context.Context, c *labcheck.Cluster) (labcheck.Resul
 	switch len(l.budgets) {
 	case 0:
 		r.Seen("PodDisruptionBudgets in %s selecting app=%s: none", Namespace, App)
-		r.Message = "no PodDisruptionBudget in pdb-lab selects the web pods"
+		r.Message = "no PodDisruptionBudget in pdb-lab selects the ledger pods"
 		return r, nil
 	case 1:
 	default:
-		r.Message = fmt.Sprintf("%d budgets select the web pods; the eviction subresource answers 500 to every eviction of them", len(l.budgets))
+		r.Message = fmt.Sprintf("%d budgets select the ledger pods; the eviction subresource answers 500 to every eviction of them", len(l.budgets))
 		return r, nil
 	}
 	b := l.budgets[0]
@@ -356,17 +356,17 @@ func budgetProtectsWeb(ctx context.Context, c *labcheck.Cluster) (labcheck.Resul
 	case s.ObservedGeneration < b.Generation:
 		r.Message = fmt.Sprintf("the disruption controller has not processed generation %d of budget %s yet", b.Generation, b.Name)
 		return r, nil
-	case s.ExpectedPods < 3:
-		r.Message = fmt.Sprintf("budget %s expects %d pods, want the 3 or more replicas of web", b.Name, s.ExpectedPods)
+	case s.ExpectedPods < 4:
+		r.Message = fmt.Sprintf("budget %s expects %d pods, want the 4 or more replicas of ledger", b.Name, s.ExpectedPods)
 		return r, nil
-	case s.DesiredHealthy < 2:
-		r.Message = fmt.Sprintf("budget %s keeps only %d pods (desiredHealthy), want a floor of at least 2", b.Name, s.DesiredHealthy)
+	case s.DesiredHealthy < 3:
+		r.Message = fmt.Sprintf("budget %s keeps only %d pods (desiredHealthy), want a floor of at least 3", b.Name, s.DesiredHealthy)
 		return r, nil
 	}
 	return withDrain(ctx, c, l, r, func(st story) verdict {
 		v := judgeBudgetStood(st, b.Name, b.CreationTimestamp.Time, specWrites(b))
 		if v.ok {
-			v.msg = fmt.Sprintf("budget %s keeps %d of %d web pods, and %s", b.Name, s.DesiredHealthy, s.ExpectedPods, strings.TrimPrefix(v.msg, "budget "+b.Name+" "))
+			v.msg = fmt.Sprintf("budget %s keeps %d of %d ledger pods, and %s", b.Name, s.DesiredHealthy, s.ExpectedPods, strings.TrimPrefix(v.msg, "budget "+b.Name+" "))
 		}
 		return v
 	})
@@ -412,13 +412,13 @@ func evictionAllowed(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 		return labcheck.Result{}, err
 	}
 	var r labcheck.Result
-	r.Seen("web pods in %s: %d; budgets selecting them: %d", Namespace, len(l.pods), len(l.budgets))
+	r.Seen("ledger pods in %s: %d; budgets selecting them: %d", Namespace, len(l.pods), len(l.budgets))
 	if len(l.budgets) == 0 {
-		r.Message = "no budget selects the web pods; an eviction nobody guards proves nothing"
+		r.Message = "no budget selects the ledger pods; an eviction nobody guards proves nothing"
 		return r, nil
 	}
-	if len(l.pods) < 3 {
-		r.Message = fmt.Sprintf("%d web pods in pdb-lab, want at least 3", len(l.pods))
+	if len(l.pods) < 4 {
+		r.Message = fmt.Sprintf("%d ledger pods in pdb-lab, want at least 4", len(l.pods))
 		return r, nil
 	}
 	refused := 0
@@ -433,13 +433,13 @@ func evictionAllowed(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 		}
 	}
 	if refused > 0 {
-		r.Message = fmt.Sprintf("%d of %d web pods cannot be evicted now", refused, len(l.pods))
+		r.Message = fmt.Sprintf("%d of %d ledger pods cannot be evicted now", refused, len(l.pods))
 		if wait := starting(l.pods); len(wait) > 0 {
 			r.Message = fmt.Sprintf("%s, so %s", notReadyYet(wait), r.Message)
 			r.Hint = hintWait
 		} else if len(l.budgets) == 1 && l.budgets[0].Status.DisruptionsAllowed == 0 {
 			b := l.budgets[0]
-			r.Message += fmt.Sprintf(": every web pod is Ready, and budget %s allows no disruption (floor %d, %d healthy)", b.Name, b.Status.DesiredHealthy, b.Status.CurrentHealthy)
+			r.Message += fmt.Sprintf(": every ledger pod is Ready, and budget %s allows no disruption (floor %d, %d healthy)", b.Name, b.Status.DesiredHealthy, b.Status.CurrentHealthy)
 			r.Hint = hintRoom
 		}
 		return r, nil
@@ -447,7 +447,7 @@ func evictionAllowed(ctx context.Context, c *labcheck.Cluster) (labcheck.Result,
 	return withDrain(ctx, c, l, r, func(s story) verdict {
 		v := judgeRefusals(s)
 		if v.ok {
-			v.msg += fmt.Sprintf(", and each of the %d web pods may be evicted now", len(l.pods))
+			v.msg += fmt.Sprintf(", and each of the %d ledger pods may be evicted now", len(l.pods))
 		}
 		return v
 	})
@@ -514,7 +514,7 @@ func orNone(list []string) string {
 	return strings.Join(list, ", ")
 }
 
-func webPlaced(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
+func ledgerPlaced(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error) {
 	l, err := read(ctx, c.Kube)
 	if err != nil {
 		return labcheck.Result{}, err
@@ -557,33 +557,33 @@ func webPlaced(ctx context.Context, c *labcheck.Cluster) (labcheck.Result, error
 	}
 	switch {
 	case len(l.pods) == 0:
-		r.Seen("web pods in %s: none", Namespace)
-		r.Message = "no web pods in pdb-lab"
+		r.Seen("ledger pods in %s: none", Namespace)
+		r.Message = "no ledger pods in pdb-lab"
 		return r, nil
 	case len(wrong) > 0:
 		r.Message = fmt.Sprintf("%s not on pdb-1 or pdb-2", strings.Join(wrong, ", "))
 		return r, nil
 	case len(l.budgets) != 1:
-		r.Message = "web needs exactly one budget to be measured against"
+		r.Message = "ledger needs exactly one budget to be measured against"
 		return r, nil
 	case desired < 2:
 		r.Message = fmt.Sprintf("the budget keeps %d pods; with no real floor there is nothing to stay above", desired)
 		return r, nil
 	case readyPods <= desired:
-		r.Message = fmt.Sprintf("%d web pods Ready, want more than the floor of %d", readyPods, desired)
+		r.Message = fmt.Sprintf("%d ledger pods Ready, want more than the floor of %d", readyPods, desired)
 		if wait := starting(l.pods); len(wait) > 0 {
 			r.Message = fmt.Sprintf("%s: %s", notReadyYet(wait), r.Message)
 			r.Hint = hintWait
 		}
 		return r, nil
 	case len(readyOn) < 2:
-		r.Message = "every Ready web pod is on one node: one node failure takes them all"
+		r.Message = "every Ready ledger pod is on one node: one node failure takes them all"
 		return r, nil
 	}
 	return withDrain(ctx, c, l, r, func(s story) verdict {
 		v := judgeFloor(s)
 		if v.ok {
-			v.msg = fmt.Sprintf("%d web pods Ready over %d nodes, floor %d; %s", readyPods, len(readyOn), desired, v.msg)
+			v.msg = fmt.Sprintf("%d ledger pods Ready over %d nodes, floor %d; %s", readyPods, len(readyOn), desired, v.msg)
 		}
 		return v
 	})

@@ -61,13 +61,13 @@ func (r *run) state(minAvailable int, st policyv1.PodDisruptionBudgetStatus) sta
 	s := state{objects: []runtime.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, CreationTimestamp: metav1.Time{Time: r.t0}}},
 		node("pdb-1", nil), node("pdb-2", nil), node("pdb-3", &cordoned),
-		budget("web", minAvailable, r.whole(r.budget), r.writes, st),
+		budget("ledger", minAvailable, r.whole(r.budget), r.writes, st),
 	}}
 	for _, p := range r.pods {
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: Namespace, Labels: map[string]string{"app": App},
 				CreationTimestamp: metav1.Time{Time: p.Created},
-				OwnerReferences:   []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web-7d9", Controller: ptr(true)}},
+				OwnerReferences:   []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "ledger-7d9", Controller: ptr(true)}},
 				ManagedFields: []metav1.ManagedFieldsEntry{
 					{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, Time: &metav1.Time{Time: p.Created}},
 					{Manager: "kwok-controller", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", Time: &metav1.Time{Time: p.ReadyAt}},
@@ -94,33 +94,33 @@ func untouched() state {
 	return state{objects: []runtime.Object{node("pdb-1", nil), node("pdb-2", nil), node("pdb-3", nil)}}
 }
 
-// solved is the state lab/solve.sh ends in: four Ready replicas on pdb-1
-// and pdb-2 under minAvailable 3, pdb-3 cordoned and empty, reached by a
+// solved is the state lab/solve.sh ends in: five Ready replicas on pdb-1
+// and pdb-2 under minAvailable 4, pdb-3 cordoned and empty, reached by a
 // drain that waited for each replacement.
 func solved() state {
-	return solvedRun().state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 4, DisruptionsAllowed: 1})
+	return solvedRun().state(4, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 5, DesiredHealthy: 4, CurrentHealthy: 5, DisruptionsAllowed: 1})
 }
 
-// stalled is the state after step 4: minAvailable 3 over three replicas,
+// stalled is the state after step 4: minAvailable 4 over four replicas,
 // all on pdb-3, which a drain that timed out left cordoned.
 func stalled() state {
-	r := started().cordoned(100).refuse(100.03, 130, "web-a", "web-b", "web-c")
-	s := r.state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 3, DesiredHealthy: 3, CurrentHealthy: 3})
-	s.refuse = map[string]bool{"web-a": true, "web-b": true, "web-c": true}
+	r := started().cordoned(100).refuse(100.03, 130, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
+	s := r.state(4, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 4, CurrentHealthy: 4})
+	s.refuse = map[string]bool{"ledger-a": true, "ledger-b": true, "ledger-c": true, "ledger-d": true}
 	return s
 }
 
 // budgetPutBack is a wrong repair: the budget deleted so that the drain
 // could finish at once, then made again.
 func budgetPutBack() state {
-	return atOnce().state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 4, DisruptionsAllowed: 1})
+	return atOnce().state(4, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 5, DesiredHealthy: 4, CurrentHealthy: 5, DisruptionsAllowed: 1})
 }
 
 // solvedNoLog is solved, graded with no audit log.
 func solvedNoLog() state {
 	r := solvedRun()
 	r.noAudit = true
-	return r.state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 4, DisruptionsAllowed: 1})
+	return r.state(4, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 5, DesiredHealthy: 4, CurrentHealthy: 5, DisruptionsAllowed: 1})
 }
 
 // writeLog writes events as the API server's audit log, one JSON line each.
@@ -189,15 +189,15 @@ func TestChecks(t *testing.T) {
 		want   map[string]bool // check ID → passes
 	}{
 		{name: "untouched", reason: "nothing applied: every check fails", state: untouched(),
-			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": false}},
+			want: map[string]bool{"pdb-budget-protects-ledger": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-ledger-placed": false}},
 		{name: "solved", reason: "the state solve.sh ends in, by the drain it makes: every check passes", state: solved(),
-			want: map[string]bool{"pdb-budget-protects-web": true, "pdb-eviction-allowed": true, "pdb-node-drained": true, "pdb-web-placed": true}},
-		{name: "stalled", reason: "the budget is there, but it has not seen a drain through, nothing can be evicted and pdb-3 still runs web", state: stalled(),
-			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": false}},
+			want: map[string]bool{"pdb-budget-protects-ledger": true, "pdb-eviction-allowed": true, "pdb-node-drained": true, "pdb-ledger-placed": true}},
+		{name: "stalled", reason: "the budget is there, but it has not seen a drain through, nothing can be evicted and pdb-3 still runs ledger", state: stalled(),
+			want: map[string]bool{"pdb-budget-protects-ledger": false, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-ledger-placed": false}},
 		{name: "budget-put-back", reason: "deleting the budget finishes the drain at once; putting it back afterwards does not hide it", state: budgetPutBack(),
-			want: map[string]bool{"pdb-budget-protects-web": false, "pdb-eviction-allowed": false, "pdb-node-drained": true, "pdb-web-placed": false}},
+			want: map[string]bool{"pdb-budget-protects-ledger": false, "pdb-eviction-allowed": false, "pdb-node-drained": true, "pdb-ledger-placed": false}},
 		{name: "solved-without-audit-log", reason: "the API shows the budget older than the drain and the replacements one after another, but neither refusals nor evictions", state: solvedNoLog(),
-			want: map[string]bool{"pdb-budget-protects-web": true, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-web-placed": true}},
+			want: map[string]bool{"pdb-budget-protects-ledger": true, "pdb-eviction-allowed": false, "pdb-node-drained": false, "pdb-ledger-placed": true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,23 +230,23 @@ func TestChecksAreComplete(t *testing.T) {
 }
 
 // checkedTooSoon is solved, read a few seconds after the drain: the last
-// replacement, web-g, is not Ready yet, so the budget has no room and web
-// is at its floor.
+// replacement, ledger-h, is not Ready yet, so the budget has no room and
+// ledger is at its floor.
 func checkedTooSoon() state {
 	r := solvedRun()
-	g := r.pods["web-g"]
-	g.ReadyAt = time.Time{}
-	r.pods["web-g"] = g
+	h := r.pods["ledger-h"]
+	h.ReadyAt = time.Time{}
+	r.pods["ledger-h"] = h
 	var events []audit.Event
 	for _, e := range r.events {
-		if e.Name == "web-g" && e.Subresource == "status" && e.Time.After(r.at(178)) {
+		if e.Name == "ledger-h" && e.Subresource == "status" && e.Time.After(r.at(194)) {
 			continue // kwok has not made it Ready yet
 		}
 		events = append(events, e)
 	}
 	r.events = events
-	s := r.state(3, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 4, DesiredHealthy: 3, CurrentHealthy: 3})
-	s.refuse = map[string]bool{"web-d": true, "web-e": true, "web-f": true}
+	s := r.state(4, policyv1.PodDisruptionBudgetStatus{ExpectedPods: 5, DesiredHealthy: 4, CurrentHealthy: 4})
+	s.refuse = map[string]bool{"ledger-s": true, "ledger-e": true, "ledger-f": true, "ledger-g": true}
 	return s
 }
 
@@ -265,7 +265,7 @@ func TestCheckedBeforeTheLastReplacementIsReady(t *testing.T) {
 		}
 		r := o.Result
 		t.Logf("%s %v: %s (hint: %s)", chk.ID, r.Pass, r.Message, o.FirstHint())
-		wantFail := chk.ID == "pdb-eviction-allowed" || chk.ID == "pdb-web-placed"
+		wantFail := chk.ID == "pdb-eviction-allowed" || chk.ID == "pdb-ledger-placed"
 		if r.Pass == wantFail {
 			t.Errorf("%s passed = %v, want %v: %s", chk.ID, r.Pass, !wantFail, r.Message)
 			continue
@@ -273,10 +273,10 @@ func TestCheckedBeforeTheLastReplacementIsReady(t *testing.T) {
 		if !wantFail {
 			continue
 		}
-		if !strings.HasPrefix(r.Message, "web-g is not Ready yet") {
-			t.Errorf("%s message = %q, want it to begin with %q", chk.ID, r.Message, "web-g is not Ready yet")
+		if !strings.HasPrefix(r.Message, "ledger-h is not Ready yet") {
+			t.Errorf("%s message = %q, want it to begin with %q", chk.ID, r.Message, "ledger-h is not Ready yet")
 		}
-		if h := o.FirstHint(); !strings.Contains(h, "kubectl -n pdb-lab wait pod -l app=web --for=condition=Ready") {
+		if h := o.FirstHint(); !strings.Contains(h, "kubectl -n pdb-lab wait pod -l app=ledger --for=condition=Ready") {
 			t.Errorf("%s hint = %q, want the command that waits for the pods", chk.ID, h)
 		}
 	}

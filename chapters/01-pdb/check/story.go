@@ -11,14 +11,14 @@ import (
 	"github.com/opslab/opslab/labcheck/audit"
 )
 
-// labFloor is the fewest Ready web pods a drain may leave: the floor of
+// labFloor is the fewest Ready ledger pods a drain may leave: the floor of
 // lab/budget.yaml, and the least the first check accepts of any budget.
-// A drain that keeps to the budget, whatever floor of 2 or more it has,
+// A drain that keeps to the budget, whatever floor of 3 or more it has,
 // never goes below it.
-const labFloor = 2
+const labFloor = 3
 
-// A webPod is a web pod as the API server shows it now.
-type webPod struct {
+// A ledgerPod is a ledger pod as the API server shows it now.
+type ledgerPod struct {
 	Name     string
 	Node     string
 	Created  time.Time // creationTimestamp, set by the server (whole seconds)
@@ -30,9 +30,9 @@ type webPod struct {
 	StatusBy []string
 }
 
-func (p webPod) ready() bool { return !p.ReadyAt.IsZero() }
+func (p ledgerPod) ready() bool { return !p.ReadyAt.IsZero() }
 
-// A removal is a web pod going away, and the request that made it go: an
+// A removal is a ledger pod going away, and the request that made it go: an
 // eviction or a delete, or a change that took the pod out of its budget's
 // selector, after which no budget protects it, whatever removes it.
 type removal struct {
@@ -74,13 +74,13 @@ func (r removal) String() string {
 	return fmt.Sprintf("%s %s %s", clock(r.At), r.Pod, r.how())
 }
 
-// A story is what the checks know of the drain of pdb-3: the web pods now,
+// A story is what the checks know of the drain of pdb-3: the ledger pods now,
 // and, from the audit log, what happened to them and their budget since
 // the node was cordoned.
 type story struct {
-	Start    time.Time // the lab namespace's creation: the lab run began
-	Cordoned time.Time // when pdb-3 was cordoned: the drain began
-	Pods     []webPod  // the web pods now
+	Start    time.Time   // the lab namespace's creation: the lab run began
+	Cordoned time.Time   // when pdb-3 was cordoned: the drain began
+	Pods     []ledgerPod // the ledger pods now
 
 	// Audit tells whether the rest was read from the audit log; without
 	// one, NoAudit says why, and the checks judge from the API alone.
@@ -89,11 +89,11 @@ type story struct {
 	// Advice says what to do about NoAudit (labcheck.Cluster.AuditAdvice).
 	Advice string
 
-	Removals []removal            // web pods that went away since Cordoned, in order
-	Seen     map[string]time.Time // every web pod of the run: when the log first names it
-	Refused  []audit.Event        // a person's evictions of web pods refused (429) since Cordoned
-	Created  []audit.Event        // web's pods (and unnamed ones) created since Cordoned
-	Status   []audit.Event        // web pods' status written since Cordoned by someone other than their node
+	Removals []removal            // ledger pods that went away since Cordoned, in order
+	Seen     map[string]time.Time // every ledger pod of the run: when the log first names it
+	Refused  []audit.Event        // a person's evictions of ledger pods refused (429) since Cordoned
+	Created  []audit.Event        // ledger's pods (and unnamed ones) created since Cordoned
+	Status   []audit.Event        // ledger pods' status written since Cordoned by someone other than their node
 	Tokens   []audit.Event        // tokens a person minted for the replicaset controller since Start
 	Budgets  []audit.Event        // budgets of the namespace created, changed or deleted since Start
 }
@@ -109,9 +109,9 @@ func controlPlane(actor string) bool {
 	return false
 }
 
-// isWeb reports whether a pod name is one of web's: the Deployment's pods
-// are named web-<template hash>-<suffix>.
-func isWeb(name string) bool { return strings.HasPrefix(name, App+"-") }
+// isLedger reports whether a pod name is one of ledger's: the Deployment's pods
+// are named ledger-<template hash>-<suffix>.
+func isLedger(name string) bool { return strings.HasPrefix(name, App+"-") }
 
 // stored reports whether the server granted a request and kept its effect.
 // A dry run is not stored, named in the query or in the body, which the lab's
@@ -132,9 +132,9 @@ func resource(e audit.Event) string {
 	return e.Resource + "/" + e.Subresource
 }
 
-// webSelected is the lab's budget selector, app=web: what protects a web
+// ledgerSelected is the lab's budget selector, app=ledger: what protects a ledger
 // pod when no budget selects one.
-func webSelected(labels map[string]string) bool { return labels["app"] == App }
+func ledgerSelected(labels map[string]string) bool { return labels["app"] == App }
 
 // leaves reports whether a stored change to a pod left it outside the
 // budget's selector (protects): read from the pod the server answered
@@ -165,12 +165,12 @@ func leaves(e audit.Event, protects func(map[string]string) bool) (left, unsure 
 }
 
 // tell reads the story of the lab run from the audit log's events since
-// start (a Log.Since), for the namespace ns whose pods are web's, with
+// start (a Log.Since), for the namespace ns whose pods are ledger's, with
 // pdb-3 cordoned at cordoned; protects says whether a pod's labels put it
-// under web's budget.
-func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []webPod, protects func(map[string]string) bool) story {
+// under ledger's budget.
+func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []ledgerPod, protects func(map[string]string) bool) story {
 	s := story{Start: start, Cordoned: cordoned, Pods: pods, Audit: true, Seen: map[string]time.Time{}}
-	now := map[string]webPod{}
+	now := map[string]ledgerPod{}
 	for _, p := range pods {
 		now[p.Name] = p
 	}
@@ -190,7 +190,7 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 	// A pod belongs to this run when the log shows it being made, bound or
 	// run: a pod of an earlier run of the lab is only seen going.
 	for _, e := range mine {
-		if !isWeb(e.Name) || !stored(e) {
+		if !isLedger(e.Name) || !stored(e) {
 			continue
 		}
 		if e.Is("create", "pods") || e.Is("create", "pods/binding") || e.Subresource == "status" {
@@ -249,13 +249,13 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []web
 			continue
 		}
 		switch {
-		case e.Is("create", "pods/eviction") && e.Code == 429 && !e.DryRun && isWeb(e.Name) && !controlPlane(e.Actor()):
+		case e.Is("create", "pods/eviction") && e.Code == 429 && !e.DryRun && isLedger(e.Name) && !controlPlane(e.Actor()):
 			s.Refused = append(s.Refused, e)
-		case e.Is("create", "pods") && stored(e) && (e.Name == "" || isWeb(e.Name)):
-			// A pod named at its creation is web's only by its name; one
+		case e.Is("create", "pods") && stored(e) && (e.Name == "" || isLedger(e.Name)):
+			// A pod named at its creation is ledger's only by its name; one
 			// made from a generateName is named in the log only later.
 			s.Created = append(s.Created, e)
-		case e.Subresource == "status" && isWeb(e.Name) && stored(e) && !e.FromNodeAgent() && !e.FromControlPlane():
+		case e.Subresource == "status" && isLedger(e.Name) && stored(e) && !e.FromNodeAgent() && !e.FromControlPlane():
 			s.Status = append(s.Status, e)
 		}
 	}
@@ -276,12 +276,12 @@ type verdict struct {
 const (
 	hintAudit   = "Run labcheck on the machine that runs the lab cluster (it finds the audit log by the context), or name the log with --audit-log FILE."
 	hintRestart = "The audit log keeps what happened. Start again: kubectl delete namespace pdb-lab; kubectl uncordon pdb-1 pdb-2 pdb-3; then follow the steps, draining with the budget in place."
-	hintDrain   = "Drain pdb-3 with the budget in place (steps 4 and 5); where the drain stalls, give web a fourth replica, and leave the budget as it is."
+	hintDrain   = "Drain pdb-3 with the budget in place (steps 4 and 5); where the drain stalls, give ledger a fifth replica, and leave the budget as it is."
 )
 
-// drainBegan returns when the first web pod left after pdb-3 was cordoned:
+// drainBegan returns when the first ledger pod left after pdb-3 was cordoned:
 // from the audit log, its removal; from the API alone, the creation of the
-// first web pod made since (a replacement follows its removal at once).
+// first ledger pod made since (a replacement follows its removal at once).
 func (s story) drainBegan() (time.Time, bool) {
 	if s.Audit {
 		for _, r := range s.Removals {
@@ -300,7 +300,7 @@ func (s story) drainBegan() (time.Time, bool) {
 	return first, !first.IsZero()
 }
 
-// judgeRoute judges whether the web pods left pdb-3 through the eviction
+// judgeRoute judges whether the ledger pods left pdb-3 through the eviction
 // API, each at a person's request: the claim of pdb-node-drained beyond
 // the node's final state.
 func judgeRoute(s story) verdict {
@@ -311,12 +311,12 @@ func judgeRoute(s story) verdict {
 			hint:     cmp.Or(s.Advice, hintAudit),
 		}
 	}
-	v := verdict{evidence: []string{fmt.Sprintf("web pods gone since pdb-3 was cordoned at %s (audit log): %d", clock(s.Cordoned), len(s.Removals))}}
+	v := verdict{evidence: []string{fmt.Sprintf("ledger pods gone since pdb-3 was cordoned at %s (audit log): %d", clock(s.Cordoned), len(s.Removals))}}
 	for _, r := range s.Removals {
 		v.evidence = append(v.evidence, r.String())
 	}
 	if len(s.Removals) == 0 {
-		v.msg = fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: the node was cordoned, not drained", clock(s.Cordoned))
+		v.msg = fmt.Sprintf("no ledger pod has left since pdb-3 was cordoned at %s: the node was cordoned, not drained", clock(s.Cordoned))
 		v.hint = hintDrain
 		return v
 	}
@@ -342,7 +342,7 @@ func judgeRoute(s story) verdict {
 		return v
 	}
 	v.ok = true
-	v.msg = fmt.Sprintf("the %d web pods that left after pdb-3 was cordoned were all evicted through the eviction API", len(s.Removals))
+	v.msg = fmt.Sprintf("the %d ledger pods that left after pdb-3 was cordoned were all evicted through the eviction API", len(s.Removals))
 	return v
 }
 
@@ -364,7 +364,7 @@ func judgeRefusals(s story) verdict {
 	for _, e := range s.Refused {
 		refused[e.Name] = append(refused[e.Name], e.Time)
 	}
-	v := verdict{evidence: []string{fmt.Sprintf("evictions of web pods refused with 429 since pdb-3 was cordoned at %s (audit log): %d", clock(s.Cordoned), len(s.Refused))}}
+	v := verdict{evidence: []string{fmt.Sprintf("evictions of ledger pods refused with 429 since pdb-3 was cordoned at %s (audit log): %d", clock(s.Cordoned), len(s.Refused))}}
 	waited := 0
 	for _, r := range s.Removals {
 		times := refused[r.Pod]
@@ -382,18 +382,18 @@ func judgeRefusals(s story) verdict {
 	}
 	switch {
 	case len(s.Refused) == 0:
-		v.msg = fmt.Sprintf("no eviction of a web pod was refused since pdb-3 was cordoned at %s: the drain never waited at the floor", clock(s.Cordoned))
+		v.msg = fmt.Sprintf("no eviction of a ledger pod was refused since pdb-3 was cordoned at %s: the drain never waited at the floor", clock(s.Cordoned))
 	case waited == 0:
 		v.msg = "evictions were refused, but no refused pod was evicted later: the drain never went on once the floor left room"
 	default:
 		v.ok = true
-		v.msg = fmt.Sprintf("%d web pods were refused at the floor and evicted once there was room", waited)
+		v.msg = fmt.Sprintf("%d ledger pods were refused at the floor and evicted once there was room", waited)
 	}
 	return v
 }
 
-// judgeFloor judges whether the drain kept web at its floor: right after
-// each web pod left, at least labFloor web pods were Ready, because each
+// judgeFloor judges whether the drain kept ledger at its floor: right after
+// each ledger pod left, at least labFloor ledger pods were Ready, because each
 // replacement, made by the replicaset controller, was Ready before the next
 // eviction. A pod that has gone is taken as Ready from the moment the log
 // first names it until it went, which can only count too many.
@@ -411,7 +411,7 @@ func judgeFloor(s story) verdict {
 			if name == "" {
 				name = "a pod"
 			}
-			return verdict{msg: fmt.Sprintf("%s created %s in %s at %s: web's pods come from its replicaset controller", e.Who(), name, Namespace, clock(e.Time)), hint: hintRestart}
+			return verdict{msg: fmt.Sprintf("%s created %s in %s at %s: ledger's pods come from its replicaset controller", e.Who(), name, Namespace, clock(e.Time)), hint: hintRestart}
 		}
 	}
 	if len(s.Status) > 0 {
@@ -419,7 +419,7 @@ func judgeFloor(s story) verdict {
 		return verdict{msg: fmt.Sprintf("%s wrote the status of %s at %s: only its node may say whether it is Ready", e.Who(), e.Name, clock(e.Time)), hint: hintRestart}
 	}
 	if len(s.Removals) == 0 {
-		return verdict{msg: fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: there was no drain to keep to the floor", clock(s.Cordoned)), hint: hintDrain}
+		return verdict{msg: fmt.Sprintf("no ledger pod has left since pdb-3 was cordoned at %s: there was no drain to keep to the floor", clock(s.Cordoned)), hint: hintDrain}
 	}
 	gone := map[string]time.Time{}
 	for _, r := range s.Removals {
@@ -432,13 +432,13 @@ func judgeFloor(s story) verdict {
 			continue
 		}
 		n := s.readyAt(r.At, gone)
-		v.evidence = append(v.evidence, fmt.Sprintf("%s %s left: %s Ready after it", clock(r.At), r.Pod, webPods(n)))
+		v.evidence = append(v.evidence, fmt.Sprintf("%s %s left: %s Ready after it", clock(r.At), r.Pod, ledgerPods(n)))
 		if least < 0 || n < least {
 			least, at = n, r
 		}
 	}
 	if least < labFloor {
-		v.msg = fmt.Sprintf("only %s Ready after %s left at %s, below the floor of %d: the drain did not wait for replacements", webPods(least), at.Pod, clock(at.At), labFloor)
+		v.msg = fmt.Sprintf("only %s Ready after %s left at %s, below the floor of %d: the drain did not wait for replacements", ledgerPods(least), at.Pod, clock(at.At), labFloor)
 		v.hint = hintRestart
 		return v
 	}
@@ -451,16 +451,16 @@ func judgeFloor(s story) verdict {
 	}
 	switch {
 	case evicted == 0:
-		v.msg = fmt.Sprintf("at least %s Ready throughout the drain; none of the %d that left was evicted, so this says nothing of evictions waiting for replacements", webPods(least), len(s.Removals))
+		v.msg = fmt.Sprintf("at least %s Ready throughout the drain; none of the %d that left was evicted, so this says nothing of evictions waiting for replacements", ledgerPods(least), len(s.Removals))
 	case evicted == 1:
-		v.msg = fmt.Sprintf("at least %s Ready throughout the drain, which evicted one pod", webPods(least))
+		v.msg = fmt.Sprintf("at least %s Ready throughout the drain, which evicted one pod", ledgerPods(least))
 	default:
-		v.msg = fmt.Sprintf("at least %s Ready throughout the drain: each replacement was Ready before the next eviction", webPods(least))
+		v.msg = fmt.Sprintf("at least %s Ready throughout the drain: each replacement was Ready before the next eviction", ledgerPods(least))
 	}
 	return v
 }
 
-// readyAt counts the web pods Ready just after t: pods there now and Ready
+// readyAt counts the ledger pods Ready just after t: pods there now and Ready
 // by t, and pods that went after t (taken as Ready since first seen).
 func (s story) readyAt(t time.Time, gone map[string]time.Time) int {
 	n := 0
@@ -479,11 +479,11 @@ func (s story) readyAt(t time.Time, gone map[string]time.Time) int {
 
 // judgeFloorAPI judges the floor from the API alone: the pods made since
 // pdb-3 was cordoned replaced the ones that left, so at each creation the
-// web pods not yet Ready are those missing from the count. A removal that
+// ledger pods not yet Ready are those missing from the count. A removal that
 // nothing replaced (a scale-down) does not show.
 func judgeFloorAPI(s story) verdict {
-	v := verdict{evidence: []string{"no audit log (" + s.NoAudit + "): judged from the web pods' creation and Ready times, which cannot show pods removed and not replaced"}}
-	var pods, made []webPod
+	v := verdict{evidence: []string{"no audit log (" + s.NoAudit + "): judged from the ledger pods' creation and Ready times, which cannot show pods removed and not replaced"}}
+	var pods, made []ledgerPod
 	for _, p := range s.Pods {
 		if !p.Deleting {
 			pods = append(pods, p)
@@ -491,7 +491,7 @@ func judgeFloorAPI(s story) verdict {
 	}
 	for _, p := range pods {
 		if p.Owner != "ReplicaSet" {
-			v.msg = fmt.Sprintf("%s has no ReplicaSet for controller: web's pods come from its replicaset controller", p.Name)
+			v.msg = fmt.Sprintf("%s has no ReplicaSet for controller: ledger's pods come from its replicaset controller", p.Name)
 			return v
 		}
 		for _, m := range p.StatusBy {
@@ -505,11 +505,11 @@ func judgeFloorAPI(s story) verdict {
 		}
 	}
 	if len(made) == 0 {
-		v.msg = fmt.Sprintf("no web pod has been made since pdb-3 was cordoned at %s: nothing was replaced, so nothing was drained", clock(s.Cordoned))
+		v.msg = fmt.Sprintf("no ledger pod has been made since pdb-3 was cordoned at %s: nothing was replaced, so nothing was drained", clock(s.Cordoned))
 		v.hint = hintDrain
 		return v
 	}
-	slices.SortStableFunc(made, func(a, b webPod) int { return a.Created.Compare(b.Created) })
+	slices.SortStableFunc(made, func(a, b ledgerPod) int { return a.Created.Compare(b.Created) })
 	least, at := -1, time.Time{}
 	for _, m := range made {
 		starting := 0
@@ -519,13 +519,13 @@ func judgeFloorAPI(s story) verdict {
 			}
 		}
 		n := len(pods) - starting
-		v.evidence = append(v.evidence, fmt.Sprintf("%s %s made: %d of %d web pods still starting", clock(m.Created), m.Name, starting, len(pods)))
+		v.evidence = append(v.evidence, fmt.Sprintf("%s %s made: %d of %d ledger pods still starting", clock(m.Created), m.Name, starting, len(pods)))
 		if least < 0 || n < least {
 			least, at = n, m.Created
 		}
 	}
 	if least < labFloor {
-		v.msg = fmt.Sprintf("at %s only %d of %d web pods could have been Ready, below the floor of %d: they were replaced all at once, not one after another", clock(at), least, len(pods), labFloor)
+		v.msg = fmt.Sprintf("at %s only %d of %d ledger pods could have been Ready, below the floor of %d: they were replaced all at once, not one after another", clock(at), least, len(pods), labFloor)
 		return v
 	}
 	// A drain that waits at the floor evicts the next pod only once the last
@@ -538,7 +538,7 @@ func judgeFloorAPI(s story) verdict {
 		}
 	}
 	v.ok = true
-	v.msg = fmt.Sprintf("the web pods made since pdb-3 was cordoned started one after another, leaving at least %d Ready", least)
+	v.msg = fmt.Sprintf("the ledger pods made since pdb-3 was cordoned started one after another, leaving at least %d Ready", least)
 	return v
 }
 
@@ -549,17 +549,17 @@ type specWrite struct {
 	Time    time.Time
 }
 
-// judgeBudgetStood judges whether the budget that protects web now is the
-// one the drain ran against: made before the first web pod left, and
+// judgeBudgetStood judges whether the budget that protects ledger now is the
+// one the drain ran against: made before the first ledger pod left, and
 // neither changed nor deleted since.
 func judgeBudgetStood(s story, name string, created time.Time, writes []specWrite) verdict {
 	began, drained := s.drainBegan()
 	if !drained {
-		return verdict{msg: fmt.Sprintf("no web pod has left since pdb-3 was cordoned at %s: budget %s has not stood through a drain yet", clock(s.Cordoned), name), hint: hintDrain}
+		return verdict{msg: fmt.Sprintf("no ledger pod has left since pdb-3 was cordoned at %s: budget %s has not stood through a drain yet", clock(s.Cordoned), name), hint: hintDrain}
 	}
 	v := verdict{evidence: []string{fmt.Sprintf("budget %s created at %s; the drain of pdb-3 began at %s", name, clock(created), clock(began))}}
 	if !s.Audit {
-		v.evidence = append(v.evidence, "no audit log ("+s.NoAudit+"): judged from the budget's creationTimestamp and managedFields, which keep each manager's last write only, against the web pods' creationTimestamps")
+		v.evidence = append(v.evidence, "no audit log ("+s.NoAudit+"): judged from the budget's creationTimestamp and managedFields, which keep each manager's last write only, against the ledger pods' creationTimestamps")
 	}
 	if created.After(began) {
 		v.msg = fmt.Sprintf("budget %s was created at %s, after the drain of pdb-3 began at %s: it was not there to hold the evictions back", name, clock(created), clock(began))
@@ -595,12 +595,12 @@ func judgeBudgetStood(s story, name string, created time.Time, writes []specWrit
 	return v
 }
 
-// webPods says "1 web pod was" or "3 web pods were".
-func webPods(n int) string {
+// ledgerPods says "1 ledger pod was" or "3 ledger pods were".
+func ledgerPods(n int) string {
 	if n == 1 {
-		return "1 web pod was"
+		return "1 ledger pod was"
 	}
-	return fmt.Sprintf("%d web pods were", n)
+	return fmt.Sprintf("%d ledger pods were", n)
 }
 
 func past(verb string) string {

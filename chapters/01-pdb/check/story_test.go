@@ -12,12 +12,12 @@ import (
 )
 
 // A run builds a lab run as the real cluster records it: the audit log's
-// lines, in the order of their times, and the web pods the API shows at
+// lines, in the order of their times, and the ledger pods the API shows at
 // the end. Times are seconds after the lab namespace was created.
 type run struct {
 	t0      time.Time
 	events  []audit.Event
-	pods    map[string]webPod
+	pods    map[string]ledgerPod
 	cordon  float64
 	budget  float64     // when the budget was created
 	writes  []specWrite // the budget's managedFields
@@ -27,7 +27,7 @@ type run struct {
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func newRun() *run {
-	r := &run{t0: t0, pods: map[string]webPod{}}
+	r := &run{t0: t0, pods: map[string]ledgerPod{}}
 	r.budget = 0
 	r.writes = []specWrite{{"kubectl-client-side-apply", t0}}
 	return r
@@ -79,7 +79,7 @@ func (r *run) make(sec float64, name, node string, readyAfter float64) *run {
 	r.log(sec, replicaset, "create", "pods", "", 201)
 	r.log(sec+0.02, scheduler, "create", "pods/binding", name, 201)
 	r.log(sec+0.04, kwok, "patch", "pods/status", name, 200)
-	p := webPod{Name: name, Node: node, Created: r.whole(sec), Owner: "ReplicaSet", StatusBy: []string{"kwok-controller"}}
+	p := ledgerPod{Name: name, Node: node, Created: r.whole(sec), Owner: "ReplicaSet", StatusBy: []string{"kwok-controller"}}
 	if readyAfter >= 0 {
 		r.log(sec+readyAfter, kwok, "patch", "pods/status", name, 200)
 		p.ReadyAt = r.whole(sec + readyAfter)
@@ -162,30 +162,33 @@ func (r *run) evictAndReplace(sec float64, old, new string, readyAfter float64) 
 	return r.make(sec+0.03, new, "pdb-1", readyAfter)
 }
 
-// started is step 1: three web pods on pdb-3, Ready at 15 s.
+// started is the lab after step 2: four ledger pods on pdb-3, Ready at 15 s.
 func started() *run {
 	r := newRun()
-	r.log(0, learner, "create", "poddisruptionbudgets", "web", 201)
-	for _, n := range []string{"web-a", "web-b", "web-c"} {
+	r.log(0, learner, "create", "poddisruptionbudgets", "ledger", 201)
+	for _, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
 		r.make(0.1, n, DrainedNode, 15)
 	}
 	return r
 }
 
 // solvedRun is what lab/solve.sh does from step 4 on: the drain of pdb-3
-// stalls under minAvailable 3, a fourth replica, and the drain evicts one
-// pod at a time, each after the previous replacement is Ready.
+// stalls under minAvailable 4, a fifth replica (ledger-s, the spare), and
+// the drain evicts one pod at a time, each after the previous replacement
+// is Ready.
 func solvedRun() *run {
 	r := started().cordoned(100)
-	r.log(99.5, learner, "patch", "poddisruptionbudgets", "web", 200)
+	r.log(99.5, learner, "patch", "poddisruptionbudgets", "ledger", 200)
 	r.writes = append(r.writes, specWrite{"kubectl-patch", r.whole(99.5)})
-	r.refuse(100.03, 130, "web-a", "web-b", "web-c")
-	r.make(130, "web-d", "pdb-2", 15)
-	r.evictAndReplace(146, "web-a", "web-e", 15)
-	r.refuse(146.5, 161, "web-b", "web-c")
-	r.evictAndReplace(161.5, "web-b", "web-f", 15)
-	r.refuse(162, 176.5, "web-c")
-	r.evictAndReplace(177, "web-c", "web-g", 15)
+	r.refuse(100.03, 130, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
+	r.make(130, "ledger-s", "pdb-2", 15)
+	r.evictAndReplace(146, "ledger-a", "ledger-e", 15)
+	r.refuse(146.5, 161, "ledger-b", "ledger-c", "ledger-d")
+	r.evictAndReplace(161.5, "ledger-b", "ledger-f", 15)
+	r.refuse(162, 176.5, "ledger-c", "ledger-d")
+	r.evictAndReplace(177, "ledger-c", "ledger-g", 15)
+	r.refuse(177.5, 192, "ledger-d")
+	r.evictAndReplace(192.5, "ledger-d", "ledger-h", 15)
 	return r
 }
 
@@ -193,19 +196,20 @@ func solvedRun() *run {
 // relaxed), every pod of pdb-3 evicted in the same instant.
 func atOnce() *run {
 	r := started().cordoned(100)
-	r.make(110, "web-d", "pdb-2", 15)
-	r.log(126, learner, "delete", "poddisruptionbudgets", "web", 200)
-	r.evictAndReplace(130, "web-a", "web-e", 15)
-	r.evictAndReplace(130.01, "web-b", "web-f", 15)
-	r.evictAndReplace(130.02, "web-c", "web-g", 15)
-	r.log(150, learner, "create", "poddisruptionbudgets", "web", 201)
+	r.make(110, "ledger-s", "pdb-2", 15)
+	r.log(126, learner, "delete", "poddisruptionbudgets", "ledger", 200)
+	r.evictAndReplace(130, "ledger-a", "ledger-e", 15)
+	r.evictAndReplace(130.01, "ledger-b", "ledger-f", 15)
+	r.evictAndReplace(130.02, "ledger-c", "ledger-g", 15)
+	r.evictAndReplace(130.03, "ledger-d", "ledger-h", 15)
+	r.log(150, learner, "create", "poddisruptionbudgets", "ledger", 201)
 	r.budget = 150
 	r.writes = []specWrite{{"kubectl-client-side-apply", r.whole(150)}}
 	return r
 }
 
 func (r *run) story() story {
-	var pods []webPod
+	var pods []ledgerPod
 	for _, p := range r.pods {
 		pods = append(pods, p)
 	}
@@ -215,7 +219,7 @@ func (r *run) story() story {
 	// The log is read sorted by completion time, as audit.Parse sorts it.
 	events := append([]audit.Event(nil), r.events...)
 	sortEvents(events)
-	return tell(events, Namespace, r.t0, cordonRequest(events, DrainedNode, r.whole(r.cordon)), pods, webSelected)
+	return tell(events, Namespace, r.t0, cordonRequest(events, DrainedNode, r.whole(r.cordon)), pods, ledgerSelected)
 }
 
 func sortEvents(es []audit.Event) {
@@ -228,10 +232,10 @@ func sortEvents(es []audit.Event) {
 
 // The four judges, by the check each decides.
 var judges = map[string]func(r *run) verdict{
-	"pdb-budget-protects-web": func(r *run) verdict { return judgeBudgetStood(r.story(), "web", r.whole(r.budget), r.writes) },
-	"pdb-eviction-allowed":    func(r *run) verdict { return judgeRefusals(r.story()) },
-	"pdb-node-drained":        func(r *run) verdict { return judgeRoute(r.story()) },
-	"pdb-web-placed":          func(r *run) verdict { return judgeFloor(r.story()) },
+	"pdb-budget-protects-ledger": func(r *run) verdict { return judgeBudgetStood(r.story(), "ledger", r.whole(r.budget), r.writes) },
+	"pdb-eviction-allowed":       func(r *run) verdict { return judgeRefusals(r.story()) },
+	"pdb-node-drained":           func(r *run) verdict { return judgeRoute(r.story()) },
+	"pdb-ledger-placed":          func(r *run) verdict { return judgeFloor(r.story()) },
 }
 
 // pass marks a check that must pass; any other string is a phrase the
@@ -248,120 +252,124 @@ func TestJudges(t *testing.T) {
 		{
 			name: "solved", reason: "lab/solve.sh from step 4: every behaviour is there",
 			run:  solvedRun,
-			want: map[string]string{"pdb-budget-protects-web": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-web-placed": pass},
+			want: map[string]string{"pdb-budget-protects-ledger": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-ledger-placed": pass},
 		},
 		{
 			name: "budget-deleted-for-the-drain", reason: "with no budget every pod goes at once; the budget put back afterwards is younger than the drain",
 			run: atOnce,
 			want: map[string]string{
-				"pdb-budget-protects-web": "was created at 12:02:30, after the drain of pdb-3 began at 12:02:10",
-				"pdb-eviction-allowed":    "the drain never waited at the floor",
-				"pdb-node-drained":        pass,
-				"pdb-web-placed":          "only 1 web pod was Ready after web-c left at 12:02:10.020",
+				"pdb-budget-protects-ledger": "was created at 12:02:30, after the drain of pdb-3 began at 12:02:10",
+				"pdb-eviction-allowed":       "the drain never waited at the floor",
+				"pdb-node-drained":           pass,
+				"pdb-ledger-placed":          "only 1 ledger pod was Ready after ledger-d left at 12:02:10.030",
 			},
 		},
 		{
-			name: "budget-relaxed-and-restored", reason: "minAvailable 0 for the drain, 3 again afterwards: the change after the drain began shows",
+			name: "budget-relaxed-and-restored", reason: "minAvailable 0 for the drain, 4 again afterwards: the change after the drain began shows",
 			run: func() *run {
 				r := atOnce()
 				r.events = r.events[:len(r.events)-1] // not recreated: patched back
 				r.budget = 0
-				r.log(150, learner, "patch", "poddisruptionbudgets", "web", 200)
+				r.log(150, learner, "patch", "poddisruptionbudgets", "ledger", 200)
 				return r
 			},
-			want: map[string]string{"pdb-budget-protects-web": "kwok-admin (kubectl) patched budget web at 12:02:30"},
+			want: map[string]string{"pdb-budget-protects-ledger": "kwok-admin (kubectl) patched budget ledger at 12:02:30"},
 		},
 		{
-			name: "budget-loosened-before-the-drain", reason: "README step 5's other repair: minAvailable 2 before the drain, left so",
+			name: "budget-loosened-before-the-drain", reason: "README step 5's other repair: minAvailable 3 before the drain, left so",
 			run: func() *run {
-				r := started().cordoned(100).refuse(100.03, 120, "web-a", "web-b", "web-c")
-				r.log(125, learner, "patch", "poddisruptionbudgets", "web", 200)
-				r.evictAndReplace(130, "web-a", "web-e", 15)
-				r.refuse(130.5, 145, "web-b", "web-c")
-				r.evictAndReplace(145.5, "web-b", "web-f", 15)
-				r.refuse(146, 160.5, "web-c")
-				return r.evictAndReplace(161, "web-c", "web-g", 15)
+				r := started().cordoned(100).refuse(100.03, 120, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
+				r.log(125, learner, "patch", "poddisruptionbudgets", "ledger", 200)
+				r.evictAndReplace(130, "ledger-a", "ledger-e", 15)
+				r.refuse(130.5, 145, "ledger-b", "ledger-c", "ledger-d")
+				r.evictAndReplace(145.5, "ledger-b", "ledger-f", 15)
+				r.refuse(146, 160.5, "ledger-c", "ledger-d")
+				r.evictAndReplace(161, "ledger-c", "ledger-g", 15)
+				r.refuse(161.5, 176, "ledger-d")
+				return r.evictAndReplace(176.5, "ledger-d", "ledger-h", 15)
 			},
-			want: map[string]string{"pdb-budget-protects-web": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-web-placed": pass},
+			want: map[string]string{"pdb-budget-protects-ledger": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-ledger-placed": pass},
 		},
 		{
 			name: "scaled-to-zero-and-back", reason: "the replicaset controller deletes every pod, asking nobody",
 			run: func() *run {
 				r := started().cordoned(100)
-				r.log(110, learner, "patch", "deployments/scale", "web", 200)
-				for _, n := range []string{"web-a", "web-b", "web-c"} {
+				r.log(110, learner, "patch", "deployments/scale", "ledger", 200)
+				for _, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
 					r.del(110.1, replicaset, n)
 				}
-				for _, n := range []string{"web-d", "web-e", "web-f", "web-g"} {
+				for _, n := range []string{"ledger-e", "ledger-f", "ledger-g", "ledger-h", "ledger-i"} {
 					r.make(120, n, "pdb-1", 15)
 				}
 				return r
 			},
 			want: map[string]string{
-				"pdb-eviction-allowed": "no eviction of a web pod was refused",
+				"pdb-eviction-allowed": "no eviction of a ledger pod was refused",
 				"pdb-node-drained":     "deleted by system:serviceaccount:kube-system:replicaset-controller (kube-controller-manager), not evicted",
-				"pdb-web-placed":       "only 0 web pods were Ready",
+				"pdb-ledger-placed":    "only 0 ledger pods were Ready",
 			},
 		},
 		{
 			name: "drain-disable-eviction", reason: "kubectl drain --disable-eviction deletes every pod at once",
 			run: func() *run {
 				r := started().cordoned(100)
-				r.make(110, "web-d", "pdb-2", 15)
-				for i, n := range []string{"web-a", "web-b", "web-c"} {
+				r.make(110, "ledger-s", "pdb-2", 15)
+				for i, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
 					r.del(130+float64(i)*0.01, learner, n)
-					r.make(130.05, "web-"+string(rune('e'+i)), "pdb-1", 15)
+					r.make(130.05, "ledger-"+string(rune('e'+i)), "pdb-1", 15)
 				}
 				return r
 			},
 			want: map[string]string{
-				"pdb-budget-protects-web": pass,
-				"pdb-node-drained":        "web-a left at 12:02:10, deleted by kwok-admin (kubectl), not evicted",
-				"pdb-web-placed":          "below the floor of 2",
+				"pdb-budget-protects-ledger": pass,
+				"pdb-node-drained":           "ledger-a left at 12:02:10, deleted by kwok-admin (kubectl), not evicted",
+				"pdb-ledger-placed":          "below the floor of 3",
 			},
 		},
 		{
-			name: "cordoned-never-drained", reason: "four replicas placed on pdb-1 and pdb-2 after pdb-3 was cordoned: no pod ever left",
+			name: "cordoned-never-drained", reason: "five replicas placed on pdb-1 and pdb-2 after pdb-3 was cordoned: no pod ever left",
 			run: func() *run {
 				r := newRun().cordoned(0.5)
-				r.log(1, learner, "create", "poddisruptionbudgets", "web", 201)
-				for _, n := range []string{"web-a", "web-b", "web-c", "web-d"} {
+				r.log(1, learner, "create", "poddisruptionbudgets", "ledger", 201)
+				for _, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d", "ledger-e"} {
 					r.make(1, n, "pdb-1", 15)
 				}
 				return r
 			},
 			want: map[string]string{
-				"pdb-budget-protects-web": "has not stood through a drain yet",
-				"pdb-eviction-allowed":    "no eviction of a web pod was refused",
-				"pdb-node-drained":        "the node was cordoned, not drained",
-				"pdb-web-placed":          "there was no drain to keep to the floor",
+				"pdb-budget-protects-ledger": "has not stood through a drain yet",
+				"pdb-eviction-allowed":       "no eviction of a ledger pod was refused",
+				"pdb-node-drained":           "the node was cordoned, not drained",
+				"pdb-ledger-placed":          "there was no drain to keep to the floor",
 			},
 		},
 		{
 			name: "deleted-one-by-one-waiting", reason: "each delete waits for the previous replacement: the floor holds, but nobody asked the budget",
 			run: func() *run {
 				r := started().cordoned(100)
-				r.make(110, "web-d", "pdb-2", 15)
-				r.del(130, learner, "web-a").make(130.03, "web-e", "pdb-1", 15)
-				r.del(146, learner, "web-b").make(146.03, "web-f", "pdb-1", 15)
-				return r.del(162, learner, "web-c").make(162.03, "web-g", "pdb-1", 15)
+				r.make(110, "ledger-s", "pdb-2", 15)
+				r.del(130, learner, "ledger-a").make(130.03, "ledger-e", "pdb-1", 15)
+				r.del(146, learner, "ledger-b").make(146.03, "ledger-f", "pdb-1", 15)
+				r.del(162, learner, "ledger-c").make(162.03, "ledger-g", "pdb-1", 15)
+				return r.del(178, learner, "ledger-d").make(178.03, "ledger-h", "pdb-1", 15)
 			},
 			want: map[string]string{
-				"pdb-budget-protects-web": pass,
-				"pdb-eviction-allowed":    "the drain never waited at the floor",
-				"pdb-node-drained":        "deleted by kwok-admin (kubectl), not evicted",
-				"pdb-web-placed":          pass,
+				"pdb-budget-protects-ledger": pass,
+				"pdb-eviction-allowed":       "the drain never waited at the floor",
+				"pdb-node-drained":           "deleted by kwok-admin (kubectl), not evicted",
+				"pdb-ledger-placed":          pass,
 			},
 		},
 		{
 			name: "deleted-as-the-replicaset-controller", reason: "kubectl delete --as a controller's account still shows the person who asked",
 			run: func() *run {
 				r := started().cordoned(100)
-				r.make(110, "web-d", "pdb-2", 15)
+				r.make(110, "ledger-s", "pdb-2", 15)
 				who := as(learner, audit.ReplicaSetController)
-				r.del(130, who, "web-a").make(130.03, "web-e", "pdb-1", 15)
-				r.del(146, who, "web-b").make(146.03, "web-f", "pdb-1", 15)
-				return r.del(162, who, "web-c").make(162.03, "web-g", "pdb-1", 15)
+				r.del(130, who, "ledger-a").make(130.03, "ledger-e", "pdb-1", 15)
+				r.del(146, who, "ledger-b").make(146.03, "ledger-f", "pdb-1", 15)
+				r.del(162, who, "ledger-c").make(162.03, "ledger-g", "pdb-1", 15)
+				return r.del(178, who, "ledger-d").make(178.03, "ledger-h", "pdb-1", 15)
 			},
 			want: map[string]string{"pdb-node-drained": "deleted by kwok-admin as system:serviceaccount:kube-system:replicaset-controller (kubectl), not evicted"},
 		},
@@ -369,11 +377,12 @@ func TestJudges(t *testing.T) {
 			name: "evicted-as-a-controller", reason: "an eviction made in a controller's name is not the learner's drain",
 			run: func() *run {
 				r := started().cordoned(100)
-				r.make(110, "web-d", "pdb-2", 15)
+				r.make(110, "ledger-s", "pdb-2", 15)
 				who := as(learner, audit.NodeController)
-				r.evictAs(130, who, "web-a", 201).make(130.03, "web-e", "pdb-1", 15)
-				r.evictAs(146, who, "web-b", 201).make(146.03, "web-f", "pdb-1", 15)
-				return r.evictAs(162, who, "web-c", 201).make(162.03, "web-g", "pdb-1", 15)
+				r.evictAs(130, who, "ledger-a", 201).make(130.03, "ledger-e", "pdb-1", 15)
+				r.evictAs(146, who, "ledger-b", 201).make(146.03, "ledger-f", "pdb-1", 15)
+				r.evictAs(162, who, "ledger-c", 201).make(162.03, "ledger-g", "pdb-1", 15)
+				return r.evictAs(178, who, "ledger-d", 201).make(178.03, "ledger-h", "pdb-1", 15)
 			},
 			want: map[string]string{"pdb-node-drained": "was evicted at 12:02:10 in a controller's name (kwok-admin as system:serviceaccount:kube-system:node-controller (kubectl))"},
 		},
@@ -381,15 +390,16 @@ func TestJudges(t *testing.T) {
 			name: "dry-run-evictions-then-deletes", reason: "kubectl drain --dry-run=server names the dry run only in the body: the 201s change nothing, and the deletes that follow remove the pods",
 			run: func() *run {
 				r := started().cordoned(100)
-				r.make(110, "web-d", "pdb-2", 15)
-				for _, n := range []string{"web-a", "web-b", "web-c"} {
+				r.make(110, "ledger-s", "pdb-2", 15)
+				for _, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
 					r.log(129, learner, "create", "pods/eviction", n, 201)
 				}
-				r.del(130, learner, "web-a").make(130.03, "web-e", "pdb-1", 15)
-				r.del(146, learner, "web-b").make(146.03, "web-f", "pdb-1", 15)
-				return r.del(162, learner, "web-c").make(162.03, "web-g", "pdb-1", 15)
+				r.del(130, learner, "ledger-a").make(130.03, "ledger-e", "pdb-1", 15)
+				r.del(146, learner, "ledger-b").make(146.03, "ledger-f", "pdb-1", 15)
+				r.del(162, learner, "ledger-c").make(162.03, "ledger-g", "pdb-1", 15)
+				return r.del(178, learner, "ledger-d").make(178.03, "ledger-h", "pdb-1", 15)
 			},
-			want: map[string]string{"pdb-node-drained": "web-a left at 12:02:10, deleted by kwok-admin (kubectl), not evicted"},
+			want: map[string]string{"pdb-node-drained": "ledger-a left at 12:02:10, deleted by kwok-admin (kubectl), not evicted"},
 		},
 		{
 			name: "dry-run-in-the-query-then-evicted", reason: "a dry run the log marks (labcheck's own) is no removal; the real eviction after it is",
@@ -397,8 +407,8 @@ func TestJudges(t *testing.T) {
 				r := solvedRun()
 				e := learner
 				e.DryRun, e.Agent = true, audit.AgentHint("labcheck/v0.0.0")
-				r.log(145, e, "create", "pods/eviction", "web-a", 201)
-				r.log(145.1, e, "create", "pods/eviction", "web-b", 429)
+				r.log(145, e, "create", "pods/eviction", "ledger-a", 201)
+				r.log(145.1, e, "create", "pods/eviction", "ledger-b", 429)
 				return r
 			},
 			want: map[string]string{"pdb-node-drained": pass, "pdb-eviction-allowed": pass},
@@ -406,29 +416,29 @@ func TestJudges(t *testing.T) {
 		{
 			name: "relabelled-out-of-the-budget-then-drained-with-force", reason: "refused at the floor, the pods are relabelled out of the budget's selector, and a forced drain evicts them at once, asking no budget",
 			run: func() *run {
-				r := started().cordoned(100).refuse(100.03, 110, "web-a", "web-b", "web-c")
-				for i, n := range []string{"web-a", "web-b", "web-c"} {
-					r.label(111+float64(i)*0.01, learner, n, "web-old", true)
+				r := started().cordoned(100).refuse(100.03, 110, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
+				for i, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
+					r.label(111+float64(i)*0.01, learner, n, "ledger-old", true)
 					r.log(111.05, replicaset, "patch", "pods", n, 200) // the controller lets it go
-					r.make(111.1, "web-"+string(rune('d'+i)), "pdb-1", 15)
+					r.make(111.1, "ledger-"+string(rune('e'+i)), "pdb-1", 15)
 				}
-				r.make(130, "web-g", "pdb-2", 15)
-				for i, n := range []string{"web-a", "web-b", "web-c"} {
+				r.make(130, "ledger-s", "pdb-2", 15)
+				for i, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
 					r.evict(150+float64(i)*0.005, n, 201)
 				}
 				return r
 			},
 			want: map[string]string{
 				"pdb-eviction-allowed": "no refused pod was evicted later",
-				"pdb-node-drained":     "web-a left the budget's protection at 12:01:51, taken out of the budget's selector by kwok-admin (kubectl), not evicted",
-				"pdb-web-placed":       "below the floor of 2",
+				"pdb-node-drained":     "ledger-a left the budget's protection at 12:01:51, taken out of the budget's selector by kwok-admin (kubectl), not evicted",
+				"pdb-ledger-placed":    "below the floor of 3",
 			},
 		},
 		{
-			name: "relabelled-in-a-log-without-bodies", reason: "a person's change to a web pod that the log keeps no body of may have relabelled it: it counts as leaving the budget",
+			name: "relabelled-in-a-log-without-bodies", reason: "a person's change to a ledger pod that the log keeps no body of may have relabelled it: it counts as leaving the budget",
 			run: func() *run {
 				r := solvedRun()
-				r.label(120, learner, "web-a", "web-old", false)
+				r.label(120, learner, "ledger-a", "ledger-old", false)
 				return r
 			},
 			want: map[string]string{"pdb-node-drained": "changed by kwok-admin (kubectl) (patch pods), which may have taken it out of the budget's selector"},
@@ -437,33 +447,33 @@ func TestJudges(t *testing.T) {
 			name: "status-relabelled", reason: "a pod's labels can be changed through its status too, which the log keeps no body of",
 			run: func() *run {
 				r := solvedRun()
-				r.log(120, learner, "update", "pods/status", "web-b", 200)
+				r.log(120, learner, "update", "pods/status", "ledger-b", 200)
 				return r
 			},
 			want: map[string]string{
-				"pdb-node-drained": "web-b left the budget's protection at 12:02:00, changed by kwok-admin (kubectl) (update pods/status)",
-				"pdb-web-placed":   "wrote the status of web-b",
+				"pdb-node-drained":  "ledger-b left the budget's protection at 12:02:00, changed by kwok-admin (kubectl) (update pods/status)",
+				"pdb-ledger-placed": "wrote the status of ledger-b",
 			},
 		},
 		{
 			name: "labelled-within-the-budget", reason: "a change that leaves the pod's labels under the budget's selector takes nothing out of it",
 			run: func() *run {
 				r := solvedRun()
-				r.label(120, learner, "web-a", App, true)
+				r.label(120, learner, "ledger-a", App, true)
 				return r
 			},
-			want: map[string]string{"pdb-budget-protects-web": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-web-placed": pass},
+			want: map[string]string{"pdb-budget-protects-ledger": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-ledger-placed": pass},
 		},
 		{
 			name: "deleted-then-dry-run-evicted-in-the-body", reason: "the pod held Terminating after a delete, a dry-run eviction (allowed for a pod already going) then the node finishing it: the delete removed it",
 			run: func() *run {
-				r := started().cordoned(100).refuse(100.03, 130, "web-a", "web-b", "web-c")
-				r.make(130, "web-d", "pdb-2", 15)
-				for i, n := range []string{"web-a", "web-b", "web-c"} {
+				r := started().cordoned(100).refuse(100.03, 130, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
+				r.make(130, "ledger-s", "pdb-2", 15)
+				for i, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
 					at := 146 + float64(i)*16
 					r.label(at, learner, n, App, true)
 					r.log(at+0.1, learner, "delete", "pods", n, 200)
-					r.make(at+0.13, "web-"+string(rune('e'+i)), "pdb-1", 15)
+					r.make(at+0.13, "ledger-"+string(rune('e'+i)), "pdb-1", 15)
 					r.dryEvict(at+0.2, n, 201)
 					r.label(at+0.3, learner, n, App, true)
 					r.gone(at+0.3, n)
@@ -472,31 +482,32 @@ func TestJudges(t *testing.T) {
 			},
 			want: map[string]string{
 				"pdb-eviction-allowed": "no refused pod was evicted later",
-				"pdb-node-drained":     "web-a left at 12:02:26.100, deleted by kwok-admin (kubectl), not evicted",
+				"pdb-node-drained":     "ledger-a left at 12:02:26.100, deleted by kwok-admin (kubectl), not evicted",
 			},
 		},
 		{
 			name: "dry-runs-in-the-body-then-deleted", reason: "dry runs the log keeps the body of are no removal, before or after the delete",
 			run: func() *run {
 				r := started().cordoned(100)
-				r.make(110, "web-d", "pdb-2", 15)
-				for i, n := range []string{"web-a", "web-b", "web-c"} {
+				r.make(110, "ledger-s", "pdb-2", 15)
+				for i, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
 					at := 130 + float64(i)*16
 					r.dryEvict(at, n, 201)
-					r.del(at+0.1, learner, n).make(at+0.13, "web-"+string(rune('e'+i)), "pdb-1", 15)
+					r.del(at+0.1, learner, n).make(at+0.13, "ledger-"+string(rune('e'+i)), "pdb-1", 15)
 				}
 				return r
 			},
-			want: map[string]string{"pdb-node-drained": "web-a left at 12:02:10.100, deleted by kwok-admin (kubectl), not evicted"},
+			want: map[string]string{"pdb-node-drained": "ledger-a left at 12:02:10.100, deleted by kwok-admin (kubectl), not evicted"},
 		},
 		{
 			name: "refused-then-deleted", reason: "refusals that the learner answered by deleting the pods: the drain never went on through the budget",
 			run: func() *run {
-				r := started().cordoned(100).refuse(100.03, 130, "web-a", "web-b", "web-c")
-				r.make(130, "web-d", "pdb-2", 15)
-				r.del(146, learner, "web-a").make(146.03, "web-e", "pdb-1", 15)
-				r.del(162, learner, "web-b").make(162.03, "web-f", "pdb-1", 15)
-				return r.del(178, learner, "web-c").make(178.03, "web-g", "pdb-1", 15)
+				r := started().cordoned(100).refuse(100.03, 130, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
+				r.make(130, "ledger-s", "pdb-2", 15)
+				r.del(146, learner, "ledger-a").make(146.03, "ledger-e", "pdb-1", 15)
+				r.del(162, learner, "ledger-b").make(162.03, "ledger-f", "pdb-1", 15)
+				r.del(178, learner, "ledger-c").make(178.03, "ledger-g", "pdb-1", 15)
+				return r.del(194, learner, "ledger-d").make(194.03, "ledger-h", "pdb-1", 15)
 			},
 			want: map[string]string{"pdb-eviction-allowed": "no refused pod was evicted later"},
 		},
@@ -504,37 +515,37 @@ func TestJudges(t *testing.T) {
 			name: "hand-made-pod", reason: "a Ready pod made with kubectl props up the count while the drain goes at once",
 			run: func() *run {
 				r := solvedRun()
-				r.log(140, learner, "create", "pods", "web-extra", 201)
+				r.log(140, learner, "create", "pods", "ledger-extra", 201)
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": "kwok-admin (kubectl) created web-extra in pdb-lab at 12:02:20"},
+			want: map[string]string{"pdb-ledger-placed": "kwok-admin (kubectl) created ledger-extra in pdb-lab at 12:02:20"},
 		},
 		{
-			name: "a-debugging-pod", reason: "a pod of another name in the lab's namespace is not web's",
+			name: "a-debugging-pod", reason: "a pod of another name in the lab's namespace is not ledger's",
 			run: func() *run {
 				r := solvedRun()
 				r.log(140, learner, "create", "pods", "debug", 201)
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": pass},
+			want: map[string]string{"pdb-ledger-placed": pass},
 		},
 		{
 			name: "status-written-by-hand", reason: "a pod made Ready with kubectl patch --subresource=status",
 			run: func() *run {
 				r := solvedRun()
-				r.log(150, learner, "patch", "pods/status", "web-e", 200)
+				r.log(150, learner, "patch", "pods/status", "ledger-e", 200)
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": "kwok-admin (kubectl) wrote the status of web-e"},
+			want: map[string]string{"pdb-ledger-placed": "kwok-admin (kubectl) wrote the status of ledger-e"},
 		},
 		{
 			name: "the-scheduler-writes-a-pod-status", reason: "the scheduler records a pod it cannot place in its status: that is no hand-made readiness",
 			run: func() *run {
 				r := solvedRun()
-				r.log(146.05, scheduler, "patch", "pods/status", "web-e", 200)
+				r.log(146.05, scheduler, "patch", "pods/status", "ledger-e", 200)
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": pass},
+			want: map[string]string{"pdb-ledger-placed": pass},
 		},
 		{
 			name: "token-for-the-replicaset-controller", reason: "a token minted for the controller's account makes its requests anyone's",
@@ -543,7 +554,7 @@ func TestJudges(t *testing.T) {
 				r.log(5, learner, "create", "serviceaccounts/token", "replicaset-controller", 201)
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": "minted a token for the replicaset controller"},
+			want: map[string]string{"pdb-ledger-placed": "minted a token for the replicaset controller"},
 		},
 		{
 			name: "the-controller-manager-asks-for-tokens", reason: "kube-controller-manager asks for its controllers' tokens under its own user: that is no cheat",
@@ -553,7 +564,7 @@ func TestJudges(t *testing.T) {
 				r.log(5, km, "create", "serviceaccounts/token", "replicaset-controller", 201)
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": pass},
+			want: map[string]string{"pdb-ledger-placed": pass},
 		},
 		{
 			name: "a-token-minted-in-the-controller-managers-agent", reason: "the admin's token request in kube-controller-manager's agent is the learner's: an agent is no identity",
@@ -564,15 +575,15 @@ func TestJudges(t *testing.T) {
 				r.log(5, km, "create", "serviceaccounts/token", "replicaset-controller", 201)
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": "kwok-admin (claims to be kube-controller-manager) minted a token"},
+			want: map[string]string{"pdb-ledger-placed": "kwok-admin (claims to be kube-controller-manager) minted a token"},
 		},
 		{
 			name: "an-earlier-run-ends-as-this-one-begins", reason: "pods of the previous lab run, finished in the namespace's first second, are not this run's",
 			run: func() *run {
 				r := newRun().cordoned(0)
-				r.log(0.2, kwok, "delete", "pods", "web-old", 200)
-				r.log(0.3, learner, "create", "poddisruptionbudgets", "web", 201)
-				for _, n := range []string{"web-a", "web-b", "web-c", "web-d"} {
+				r.log(0.2, kwok, "delete", "pods", "ledger-old", 200)
+				r.log(0.3, learner, "create", "poddisruptionbudgets", "ledger", 201)
+				for _, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d", "ledger-e"} {
 					r.make(1, n, "pdb-1", 15)
 				}
 				return r
@@ -611,31 +622,32 @@ func TestJudgesWithoutAuditLog(t *testing.T) {
 			name: "solved", reason: "the API shows the replacements started one after another and the budget older than the drain",
 			run: noLog(solvedRun),
 			want: map[string]string{
-				"pdb-budget-protects-web": pass,
-				"pdb-eviction-allowed":    "a refused eviction leaves no trace in the API",
-				"pdb-node-drained":        "an eviction cannot be told from a delete without the API server's audit log",
-				"pdb-web-placed":          pass,
+				"pdb-budget-protects-ledger": pass,
+				"pdb-eviction-allowed":       "a refused eviction leaves no trace in the API",
+				"pdb-node-drained":           "an eviction cannot be told from a delete without the API server's audit log",
+				"pdb-ledger-placed":          pass,
 			},
 		},
 		{
 			name: "budget-deleted-for-the-drain", reason: "the budget's creationTimestamp is after the replacements', which all started at once",
 			run: noLog(atOnce),
 			want: map[string]string{
-				"pdb-budget-protects-web": "was created at 12:02:30, after the drain of pdb-3 began at 12:01:50",
-				"pdb-web-placed":          "at 12:02:10 only 1 of 4 web pods could have been Ready",
+				"pdb-budget-protects-ledger": "was created at 12:02:30, after the drain of pdb-3 began at 12:01:50",
+				"pdb-ledger-placed":          "at 12:02:10 only 1 of 5 ledger pods could have been Ready",
 			},
 		},
 		{
-			name: "replaced-two-at-a-time", reason: "two replacements overlap while two other pods stay Ready: never below the floor by count, but no drain that waits at the floor makes the second before the first is Ready",
+			name: "replaced-two-at-a-time", reason: "two replacements overlap while three other pods stay Ready: never below the floor by count, but no drain that waits at the floor makes the second before the first is Ready",
 			run: noLog(func() *run {
 				r := started().cordoned(100)
-				r.make(130, "web-d", "pdb-2", 15)
-				r.evictAndReplace(146, "web-a", "web-e", 15)
-				r.evictAndReplace(147, "web-b", "web-f", 15)
-				r.evictAndReplace(177, "web-c", "web-g", 15)
+				r.make(130, "ledger-s", "pdb-2", 15)
+				r.evictAndReplace(146, "ledger-a", "ledger-e", 15)
+				r.evictAndReplace(147, "ledger-b", "ledger-f", 15)
+				r.evictAndReplace(177, "ledger-c", "ledger-g", 15)
+				r.evictAndReplace(192.5, "ledger-d", "ledger-h", 15)
 				return r
 			}),
-			want: map[string]string{"pdb-web-placed": "web-f was made at 12:02:27, before web-e, made at 12:02:26, was Ready"},
+			want: map[string]string{"pdb-ledger-placed": "ledger-f was made at 12:02:27, before ledger-e, made at 12:02:26, was Ready"},
 		},
 		{
 			name: "budget-patched-after-the-drain-began", reason: "managedFields keep the time of the patch that put the floor back",
@@ -644,18 +656,18 @@ func TestJudgesWithoutAuditLog(t *testing.T) {
 				r.writes = append(r.writes, specWrite{"kubectl-patch", r.whole(170)})
 				return r
 			},
-			want: map[string]string{"pdb-budget-protects-web": "was changed by kubectl-patch at 12:02:50"},
+			want: map[string]string{"pdb-budget-protects-ledger": "was changed by kubectl-patch at 12:02:50"},
 		},
 		{
 			name: "status-written-by-hand", reason: "managedFields name kubectl as a writer of a pod's status",
 			run: func() *run {
 				r := noLog(solvedRun)()
-				p := r.pods["web-e"]
+				p := r.pods["ledger-e"]
 				p.StatusBy = append(p.StatusBy, "kubectl-patch")
-				r.pods["web-e"] = p
+				r.pods["ledger-e"] = p
 				return r
 			},
-			want: map[string]string{"pdb-web-placed": "kubectl-patch wrote the status of web-e"},
+			want: map[string]string{"pdb-ledger-placed": "kubectl-patch wrote the status of ledger-e"},
 		},
 		{
 			name: "cordoned-never-drained", reason: "no pod was made since pdb-3 was cordoned",
@@ -666,8 +678,8 @@ func TestJudgesWithoutAuditLog(t *testing.T) {
 				return r
 			},
 			want: map[string]string{
-				"pdb-budget-protects-web": "has not stood through a drain yet",
-				"pdb-web-placed":          "nothing was replaced",
+				"pdb-budget-protects-ledger": "has not stood through a drain yet",
+				"pdb-ledger-placed":          "nothing was replaced",
 			},
 		},
 	}
@@ -738,7 +750,7 @@ func TestRemovalHow(t *testing.T) {
 		{"no-request", nil, false, "removed with no request in the audit log"},
 	}
 	for _, tt := range tests {
-		r := removal{Pod: "web-a", By: tt.by}
+		r := removal{Pod: "ledger-a", By: tt.by}
 		if got := fmt.Sprint(r.evicted(), " ", r.how()); got != fmt.Sprint(tt.evicted, " ", tt.how) {
 			t.Errorf("%s: evicted, how = %s, want %v %s", tt.name, got, tt.evicted, tt.how)
 		}
@@ -751,17 +763,18 @@ func TestRemovalHow(t *testing.T) {
 // was Ready before the next eviction.
 func TestFloorSaysWhatItSaw(t *testing.T) {
 	deleted := started().cordoned(100)
-	deleted.make(130, "web-d", "pdb-2", 15)
-	deleted.del(146, learner, "web-a").make(146.03, "web-e", "pdb-1", 15)
-	deleted.del(162, learner, "web-b").make(162.03, "web-f", "pdb-1", 15)
-	deleted.del(178, learner, "web-c").make(178.03, "web-g", "pdb-1", 15)
+	deleted.make(130, "ledger-s", "pdb-2", 15)
+	deleted.del(146, learner, "ledger-a").make(146.03, "ledger-e", "pdb-1", 15)
+	deleted.del(162, learner, "ledger-b").make(162.03, "ledger-f", "pdb-1", 15)
+	deleted.del(178, learner, "ledger-c").make(178.03, "ledger-g", "pdb-1", 15)
+	deleted.del(194, learner, "ledger-d").make(194.03, "ledger-h", "pdb-1", 15)
 	tests := []struct {
 		name string
 		run  *run
 		want string
 	}{
 		{"evicted one at a time", solvedRun(), "each replacement was Ready before the next eviction"},
-		{"deleted one at a time", deleted, "none of the 3 that left was evicted"},
+		{"deleted one at a time", deleted, "none of the 4 that left was evicted"},
 	}
 	for _, tt := range tests {
 		v := judgeFloor(tt.run.story())

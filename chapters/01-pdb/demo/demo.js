@@ -5,7 +5,7 @@ window.opslabDemoUI = function (root, api, h) {
   var s = api.state();
 
   var floor = h("select", { id: "pdb-floor", "data-key": "floor", onchange: function () { act(api.setFloor(+floor.value)); } },
-    [1, 2, 3].map(function (n) { return h("option", { value: n, text: String(n), selected: n === 2 }); }));
+    [1, 2, 3, 4].map(function (n) { return h("option", { value: n, text: String(n), selected: n === 3 }); }));
   var controls = h("div", { class: "demo-controls" }, [
     h("label", { for: "pdb-floor", text: "Budget floor, minAvailable " }), floor,
     h("button", { type: "button", "data-key": "advance5", onclick: function () { act(api.advance(5)); } , text: "Advance the clock 5 s" }),
@@ -38,7 +38,7 @@ window.opslabDemoUI = function (root, api, h) {
     clock.textContent = "Clock " + s.now + " · budget " + s.budget + " · status " + s.status;
     h.keep(pods, function () {
       return [h("table", { class: "demo-table" }, [
-        h("caption", { text: "The pods of deployment web" }),
+        h("caption", { text: "The pods of deployment ledger" }),
         h("thead", {}, [h("tr", {}, ["Pod", "Node", "Ready", "Act"].map(function (c) { return h("th", { scope: "col", text: c }); }))]),
         h("tbody", {}, s.pods.map(function (p) {
           return h("tr", { "data-pod": p.name }, [

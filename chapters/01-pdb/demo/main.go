@@ -1,9 +1,9 @@
 //go:build js && wasm
 
 // Command demo is chapter 1's interactive demo on the course site: the
-// chapter's model of a PodDisruptionBudget, compiled to WebAssembly. Three
-// replicas of web run on pdb-1, pdb-2 and pdb-3 behind a budget with
-// minAvailable between 1 and 3; the reader evicts pods, crashes their
+// chapter's model of a PodDisruptionBudget, compiled to WebAssembly. Four
+// replicas of ledger run on pdb-1, pdb-2 and pdb-3 (two of them on pdb-1)
+// behind a budget with minAvailable between 1 and 4; the reader evicts pods, crashes their
 // containers, powers their nodes off and moves the clock, and every answer
 // comes from package pdb.
 //
@@ -21,7 +21,7 @@ import (
 
 var cluster *pdb.Cluster
 
-// reset starts the story again: three Ready replicas, each replacement
+// reset starts the story again: four Ready replicas, each replacement
 // Ready 15 s after it is placed, as in the chapter's lab.
 func reset(floor int) error {
 	c := pdb.NewCluster()
@@ -30,12 +30,12 @@ func reset(floor int) error {
 			return err
 		}
 	}
-	labels := map[string]string{"app": "web"}
-	if err := c.AddController(pdb.Controller{Name: "web", Replicas: 3, Labels: labels, ReadyAfter: 15 * time.Second}); err != nil {
+	labels := map[string]string{"app": "ledger"}
+	if err := c.AddController(pdb.Controller{Name: "ledger", Replicas: 4, Labels: labels, ReadyAfter: 15 * time.Second}); err != nil {
 		return err
 	}
 	min := pdb.Int(floor)
-	if err := c.AddBudget(pdb.Budget{Name: "web", Selector: &pdb.Selector{MatchLabels: labels}, MinAvailable: &min}); err != nil {
+	if err := c.AddBudget(pdb.Budget{Name: "ledger", Selector: &pdb.Selector{MatchLabels: labels}, MinAvailable: &min}); err != nil {
 		return err
 	}
 	cluster = c
@@ -73,7 +73,7 @@ func state() map[string]any {
 		}
 		log = append(log, map[string]any{"kind": kind, "text": e.String()})
 	}
-	b, _ := cluster.Budget("web")
+	b, _ := cluster.Budget("ledger")
 	return map[string]any{
 		"now":     pdb.At(now),
 		"budget":  b.Spec(),
@@ -128,7 +128,7 @@ func toString(v any) string {
 }
 
 func main() {
-	if err := reset(2); err != nil {
+	if err := reset(3); err != nil {
 		panic(err)
 	}
 	api := map[string]any{
@@ -136,7 +136,7 @@ func main() {
 		"reset": call(func(a []js.Value) error { return reset(a[0].Int()) }),
 		"setFloor": call(func(a []js.Value) error {
 			min := pdb.Int(a[0].Int())
-			return cluster.UpdateBudget("web", func(b *pdb.Budget) { b.MinAvailable = &min })
+			return cluster.UpdateBudget("ledger", func(b *pdb.Budget) { b.MinAvailable = &min })
 		}),
 		"evict": call(func(a []js.Value) error {
 			cluster.Evict(a[0].String()) // the decision is in the log

@@ -51,20 +51,20 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 			if _, err := k.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"}), metav1.CreateOptions{}); err != nil {
+			if _, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(diffBudget{Name: "ledger", Selector: "app=ledger", Min: "1"}), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			cond := conditions.New(resourcesIn(t, cfg, ns))
 			var pods corev1.PodList
-			labenv.Poll(ctx, t, 60*time.Second, "web Ready on "+powerNode, cond.ResourceListMatchN(&pods, 1, isReady))
-			labenv.Poll(ctx, t, 30*time.Second, "web counted by its budget", cond.ResourceMatch(
-				&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns}},
+			labenv.Poll(ctx, t, 60*time.Second, "ledger Ready on "+powerNode, cond.ResourceListMatchN(&pods, 1, isReady))
+			labenv.Poll(ctx, t, 30*time.Second, "ledger counted by its budget", cond.ResourceMatch(
+				&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "ledger", Namespace: ns}},
 				func(o k8s.Object) bool {
 					b := o.(*policyv1.PodDisruptionBudget)
 					return b.Status.ObservedGeneration == 1 && b.Status.CurrentHealthy == 1
 				}))
 			if len(pods.Items) != 1 {
-				t.Fatalf("pods of web: %v, want one", podNames(pods.Items))
+				t.Fatalf("pods of ledger: %v, want one", podNames(pods.Items))
 			}
 			pod := pods.Items[0].Name
 
@@ -107,12 +107,12 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 			// the node: the pod is still there and still counted.
 			c := pdb.NewCluster()
 			must(t, c.AddNode(powerNode))
-			must(t, c.AddController(pdb.Controller{Name: "web", Replicas: 1, Labels: map[string]string{"app": "web"}}))
-			must(t, c.AddBudget(diffModelBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"})))
+			must(t, c.AddController(pdb.Controller{Name: "ledger", Replicas: 1, Labels: map[string]string{"app": "ledger"}}))
+			must(t, c.AddBudget(diffModelBudget(diffBudget{Name: "ledger", Selector: "app=ledger", Min: "1"})))
 			must(t, c.PowerOff(powerNode))
 			must(t, c.Advance(pdb.NodeMonitorGracePeriod-time.Second))
-			want, _ := c.Budget("web")
-			wantEvict := c.EvictDryRun("web-1")
+			want, _ := c.Budget("ledger")
+			wantEvict := c.EvictDryRun("ledger-1")
 
 			// For the next 15 s: still there, not deleted, not replaced.
 			for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(time.Second) {
@@ -127,7 +127,7 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 					t.Fatalf("%v after the power-off: %s is not Ready; a node that reports NotReady does not make the node lifecycle controller mark its pods", time.Since(start).Round(time.Second), pod)
 				}
 			}
-			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
+			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "ledger", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,9 +149,9 @@ func TestPowerLossKeepsPodOnCluster(t *testing.T) {
 }
 
 func deploymentOn(ns, node string) *appsv1.Deployment {
-	labels := map[string]string{"app": "web"}
+	labels := map[string]string{"app": "ledger"}
 	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "ledger", Namespace: ns},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(int32(1)),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
@@ -159,7 +159,7 @@ func deploymentOn(ns, node string) *appsv1.Deployment {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					NodeSelector: map[string]string{"opslab.dev/pool": "pdb", "kubernetes.io/hostname": node},
-					Containers:   []corev1.Container{{Name: "web", Image: "registry.example/web:1"}},
+					Containers:   []corev1.Container{{Name: "ledger", Image: "registry.example/ledger:1"}},
 				},
 			},
 		},

@@ -199,7 +199,7 @@ func TestNegativeStatusRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			ns := labenv.Namespace(ctx, t, k, "pdb-negative-")
-			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(diffBudget{Name: "web", Selector: "app=web", Min: "1"}), metav1.CreateOptions{})
+			b, err := k.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, diffAPIBudget(diffBudget{Name: "ledger", Selector: "app=ledger", Min: "1"}), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestNegativeStatusRefused(t *testing.T) {
 				if !apierrors.IsConflict(err) {
 					break
 				}
-				if b, err = k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+				if b, err = k.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "ledger", metav1.GetOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -3,8 +3,8 @@
 // clock: every eviction asked and its answer, every pod created, Ready,
 // crashed or deleted, and how each drain ended:
 //
-//	t=0s evict web-1 on pdb-1: allowed (budget web allowed 1 disruption, 0 left)
-//	t=0s web-4 created on pdb-1, Ready at t=15s
+//	t=0s evict ledger-1 on pdb-1: allowed (budget ledger allowed 1 disruption, 0 left)
+//	t=0s ledger-5 created on pdb-1, Ready at t=15s
 //
 // Usage:
 //

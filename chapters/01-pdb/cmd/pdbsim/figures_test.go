@@ -14,7 +14,7 @@ import (
 // transcripts play, as pdbsim -svg does, and holds figures/ to them.
 func TestFiguresAreCurrent(t *testing.T) {
 	figuretest.Current(t, "../../figures", map[string][]byte{
-		"drain.svg":       drawScenario(t, "lab_walkthrough.txtar", "lab.txt", "The lab's drains: Ready pods of web, the floor, and each eviction"),
+		"drain.svg":       drawScenario(t, "lab_walkthrough.txtar", "lab.txt", "The lab's drains: Ready pods of ledger, the floor, and each eviction"),
 		"below-floor.svg": drawScenario(t, "crash_below_floor.txtar", "crash.txt", "A power loss and a crash go under the floor no eviction may cross"),
 	})
 }

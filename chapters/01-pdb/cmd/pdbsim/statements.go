@@ -414,7 +414,7 @@ func labels(s string) (map[string]string, error) {
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("labels %q: want KEY=VALUE,... such as app=web", s)
+			return nil, fmt.Errorf("labels %q: want KEY=VALUE,... such as app=ledger", s)
 		}
 		m[k] = v
 	}
