@@ -199,7 +199,7 @@ func TestDemos(t *testing.T) {
 		clean(t)
 	})
 
-	t.Run("02-taints the 20 s pod leaves before the 3600 s pod", func(t *testing.T) {
+	t.Run("02-taints the 30 s dispatcher leaves before the 600 s session", func(t *testing.T) {
 		startDemo(t, ctx, page("02-taints"))
 		click(t, ctx, `button[data-key="noschedule"]`)
 		click(t, ctx, `button[data-key="adv60"]`)
@@ -209,30 +209,31 @@ func TestDemos(t *testing.T) {
 		click(t, ctx, `button[data-key="noexecute"]`)
 		click(t, ctx, `button[data-key="adv10"]`)
 		click(t, ctx, `button[data-key="adv10"]`)
-		if said := announced(t, ctx); !strings.Contains(said, "link-20s left") {
-			t.Errorf("when link-20s leaves the demo announces %q", said)
+		click(t, ctx, `button[data-key="adv10"]`)
+		if said := announced(t, ctx); !strings.Contains(said, "dispatcher left") {
+			t.Errorf("when the dispatcher leaves the demo announces %q", said)
 		}
 		left := func(pod string) string {
 			return eval[string](t, ctx, fmt.Sprintf(`document.querySelector('.demo-log li[data-pod=%q]').dataset.leftSec ?? "on the node"`, pod))
 		}
-		if got := left("link-20s"); got != "80" {
-			t.Errorf("20 s after the NoExecute taint (added at t=60s) link-20s left at %s, want 80", got)
+		if got := left("dispatcher"); got != "90" {
+			t.Errorf("30 s after the NoExecute taint (added at t=60s) the dispatcher left at %s, want 90", got)
 		}
-		if got := left("link-3600s"); got != "on the node" {
-			t.Errorf("link-3600s left at %s after 20 s, want still on the node", got)
+		if got := left("session"); got != "on the node" {
+			t.Errorf("session left at %s after 30 s, want still on the node", got)
 		}
 		click(t, ctx, `button[data-key="adv3600"]`)
-		if got := left("link-3600s"); got != "3660" {
-			t.Errorf("link-3600s left at %s, want 3660 (an hour after the taint)", got)
+		if got := left("session"); got != "660" {
+			t.Errorf("session left at %s, want 660 (600 s after the taint)", got)
 		}
-		if got := left("no-toleration"); got != "60" {
-			t.Errorf("no-toleration left at %s, want 60 (at once)", got)
+		if got := left("cache"); got != "60" {
+			t.Errorf("cache left at %s, want 60 (at once)", got)
 		}
-		if got := left("link-forever"); got != "on the node" {
-			t.Errorf("link-forever left at %s, want never", got)
+		if got := left("agent"); got != "on the node" {
+			t.Errorf("agent left at %s, want never", got)
 		}
 		order := eval[[]string](t, ctx, `Array.from(document.querySelectorAll(".demo-log li"), li => li.dataset.pod)`)
-		if strings.Join(order, " ") != "no-toleration link-20s link-3600s link-forever" {
+		if strings.Join(order, " ") != "cache dispatcher session agent" {
 			t.Errorf("the timeline lists %q, want the order the pods leave", order)
 		}
 		shoot(t, ctx, "demo-02-taints.png")

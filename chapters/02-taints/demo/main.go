@@ -2,9 +2,10 @@
 
 // Command demo is chapter 2's interactive demo on the course site: the
 // chapter's model of taints and tolerations, compiled to WebAssembly. Four
-// pods run on taints-3, each with a NoExecute toleration of the custom
-// opslab.dev/link-down taint whose tolerationSeconds the reader chooses
-// (or none at all); the reader adds a NoSchedule or a NoExecute taint and
+// of the lab's pods run on taints-3, each with a NoExecute toleration of
+// the custom opslab.dev/link-down taint whose tolerationSeconds the reader
+// chooses (or none at all): the cache with none, the dispatcher for 30 s,
+// the session store for 600 s, the node agent for good. The reader adds a NoSchedule or a NoExecute taint and
 // moves the clock. When a pod leaves is decided by package taints: Evict
 // gives the verdict and one Timer per pod follows the taint eviction
 // controller's scheduled deletion.
@@ -59,10 +60,10 @@ var (
 func reset() {
 	now, nodeTaint = 0, nil
 	pods = []*pod{
-		{name: "no-toleration", toleration: "none"},
-		{name: "link-20s", toleration: "20"},
-		{name: "link-3600s", toleration: "3600"},
-		{name: "link-forever", toleration: "forever"},
+		{name: "cache", toleration: "none"},
+		{name: "dispatcher", toleration: "30"},
+		{name: "session", toleration: "600"},
+		{name: "agent", toleration: "forever"},
 	}
 }
 
