@@ -19,6 +19,7 @@ import (
 
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/gradertest"
 )
 
 // A state is a cluster as the checks would read it: objects, the pods
@@ -170,6 +171,7 @@ func (s state) cluster(t *testing.T) *labcheck.Cluster {
 		list.Items = keep
 		return true, list, nil
 	})
+	gradertest.Guard(t, kube)
 	c := &labcheck.Cluster{Kube: kube, NoAudit: "none was given"}
 	if s.events != nil {
 		l, err := audit.Read(writeLog(t, s.events))

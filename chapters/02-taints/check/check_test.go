@@ -26,6 +26,7 @@ import (
 
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/gradertest"
 )
 
 // The checks run whole here, through Checks(), on a fake clientset that
@@ -310,6 +311,7 @@ func (st labState) fakeCluster(t *testing.T) *labcheck.Cluster {
 		list.Items = slices.DeleteFunc(list.Items, func(p corev1.Pod) bool { return p.Spec.NodeName != want })
 		return true, list, nil
 	})
+	gradertest.Guard(t, kube)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Date", st.now.UTC().Format(http.TimeFormat))
 	}))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/opslab/opslab/chapters/03-apf/kube"
 	"github.com/opslab/opslab/labcheck"
+	"github.com/opslab/opslab/labcheck/gradertest"
 )
 
 // The checks' IDs.
@@ -51,6 +52,7 @@ func fakeCluster(t *testing.T, docs ...string) *labcheck.Cluster {
 		stored = append(stored, pl)
 	}
 	client := fake.NewClientset(stored...)
+	gradertest.Guard(t, client)
 	onServer, err := kube.Load(context.Background(), client)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/opslab/opslab/labcheck"
 	"github.com/opslab/opslab/labcheck/audit"
+	"github.com/opslab/opslab/labcheck/gradertest"
 )
 
 // cluster is a fake cluster holding what r says the lab left: namespace
@@ -35,7 +36,9 @@ func cluster(t *testing.T, r record, data map[string]string) *labcheck.Cluster {
 	if data != nil {
 		objs = append(objs, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ConfigMap, Namespace: Namespace}, Data: data})
 	}
-	c := &labcheck.Cluster{Kube: fake.NewClientset(objs...), NoAudit: r.NoAudit}
+	kube := fake.NewClientset(objs...)
+	gradertest.Guard(t, kube)
+	c := &labcheck.Cluster{Kube: kube, NoAudit: r.NoAudit}
 	if r.Log != nil {
 		c.AuditPath = writeLog(t, r.Log)
 	}
