@@ -14,8 +14,9 @@
 #     include every forbidden verb tried as the learner. With the lab
 #     binaries built, this needs little CPU: it runs beside step 1.
 #  4. Each chapter in a lane of its own, all at once: its end-to-end tests
-#     (the model against the real control plane), then its lab checks: each
-#     must fail on every cheat (a state that reaches the lab's final picture
+#     (the model against the real control plane) on a cluster of their own,
+#     opslab-e2e-N, and beside them its lab checks: each must fail on every
+#     cheat (a state that reaches the lab's final picture
 #     without its behaviour: the chapter's TestCheat tests), fail on the
 #     untouched cluster, then pass after the chapter's reference solution,
 #     run as the learner (user opslab:learner, lab/learner.yaml: the role
@@ -121,6 +122,20 @@ for dir in chapters/[0-9]*-*/; do
 		main_chapters+=("$n")
 	fi
 done
+# A chapter's end-to-end tests run on a cluster of their own, opslab-e2e-N,
+# beside its cheat tests and reference solution on its lab cluster: the two
+# halves of a lane take about as long each, and a cluster costs about
+# 650 MB and little CPU at rest. These clusters are made and removed with
+# the others but never graded.
+declare -A e2e_cluster_of
+e2e_clusters=()
+for dir in chapters/[0-9]*-*/; do
+	dir=${dir%/}
+	grep -rlq --include='*_test.go' '^//go:build e2e' "$dir" || continue
+	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
+	e2e_cluster_of[$dir]=opslab-e2e-$n
+	e2e_clusters+=("opslab-e2e-$n")
+done
 
 # use_cluster NAME points the lab scripts, kubectl, the tests and labcheck
 # at cluster NAME and its own kubeconfig. OPSLAB_CONTEXT is the learner's
@@ -156,7 +171,7 @@ cleanup() {
 	step "removing the test clusters and the scale cluster"
 	# Each cluster with the scale cluster chapter 2's lane made beside it
 	# (NAME-scale), if it made one.
-	for c in "${clusters[@]}"; do
+	for c in "${clusters[@]}" "${e2e_clusters[@]}"; do
 		(use_cluster "$c" && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
 		(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
 		# A run once left a cluster's processes up after kwokctl had
@@ -192,7 +207,7 @@ cluster_up() {
 # could pick the same free port): the further ones while the smoke suite
 # runs on the first. It needs little CPU once the binaries are built, so it
 # runs beside go vet and go test.
-more_up() { local c; for c in "${clusters[@]:1}"; do timed clusters "cluster $c" cluster_up "$c" || return; done; }
+more_up() { local c; for c in "${clusters[@]:1}" "${e2e_clusters[@]}"; do timed clusters "cluster $c" cluster_up "$c" || return; done; }
 smoke() { as_admin go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json; }
 clusters_phase() {
 	local more_pid="" status=0
@@ -200,8 +215,8 @@ clusters_phase() {
 	timed clusters "lab binaries" lab/scripts/build-binaries.sh || return
 	step "a private lab cluster (opslab-test)"
 	timed clusters "cluster opslab-test" cluster_up opslab-test || return
-	if [ ${#clusters[@]} -gt 1 ]; then
-		step "more private lab clusters, beside the smoke suite: ${clusters[*]:1}"
+	if [ ${#clusters[@]} -gt 1 ] || [ ${#e2e_clusters[@]} -gt 0 ]; then
+		step "more private lab clusters, beside the smoke suite: ${clusters[*]:1} ${e2e_clusters[*]}"
 		more_up >.artifacts/up-more.log 2>&1 &
 		more_pid=$!
 	fi
@@ -307,27 +322,36 @@ e2e() { as_admin go test -tags e2e -count=1 -p 1 -skip '^TestCheat' -json "${@:2
 cheats() { as_admin go test -tags e2e -count=1 -p 1 -run '^TestCheat' -json "./$2/..." | testlog ".artifacts/cheats-$1-results.json"; }
 labcheck() { "$LAB_CACHE/labcheck" --context "$OPSLAB_ADMIN_CONTEXT" "$@"; }
 
-# chapter DIR: on the chapter's cluster, its end-to-end tests, then its
-# checks against its cheats, the untouched cluster and the reference
-# solution. Each step ends the chapter on failure by itself (|| return): a
-# function run as a lane is on the left of || or in the background, where
-# set -e does not reach.
+# chapter DIR: on the chapter's e2e cluster its end-to-end tests, and beside
+# them on its lab cluster its checks against its cheats; then, once both are
+# done, its checks against the untouched cluster and the reference solution.
+# Each step ends the chapter on failure by itself (|| return): a function
+# run as a lane is on the left of || or in the background, where set -e
+# does not reach.
 chapter() {
-	local dir=$1 n pkgs later lane
+	local dir=$1 n pkgs later lane e2e_pid="" status=0
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
 	lane=$(basename "$dir")
-	use_cluster "${cluster_of[$dir]}"
 	pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' "$dir" | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 	if [ -n "$pkgs" ]; then
-		step "chapter $n: its model against the real control plane (cluster $OPSLAB_CLUSTER)"
+		step "chapter $n: its model against the real control plane (cluster ${e2e_cluster_of[$dir]}; log: .artifacts/e2e-$lane.log)"
 		# shellcheck disable=SC2086
-		timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs || return
+		(use_cluster "${e2e_cluster_of[$dir]}" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs) >".artifacts/e2e-$lane.log" 2>&1 &
+		e2e_pid=$!
+		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$e2e_pid" || status=$?; }
 	fi
-	[ -x "$dir/lab/solve.sh" ] || return 0
-	if grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
+	use_cluster "${cluster_of[$dir]}"
+	if [ -x "$dir/lab/solve.sh" ] && [ $status -eq 0 ] && grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
 		step "chapter $n: every check fails on every cheat"
-		timed "$lane" "every check fails on every cheat" cheats "$n" "$dir" || return
+		timed "$lane" "every check fails on every cheat" cheats "$n" "$dir" || status=$?
 	fi
+	if [ -n "$e2e_pid" ]; then
+		[ -n "${OPSLAB_TEST_SERIAL:-}" ] || wait "$e2e_pid" || status=$?
+		step "chapter $n: its end-to-end tests' output"
+		cat ".artifacts/e2e-$lane.log"
+	fi
+	[ $status -eq 0 ] || return $status
+	[ -x "$dir/lab/solve.sh" ] || return 0
 	# What is left of the lane mostly waits on the cluster (see later_lane).
 	touch ".artifacts/lane-$lane.settled"
 	step "chapter $n: every check fails on the untouched cluster"
