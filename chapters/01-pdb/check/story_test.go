@@ -162,11 +162,34 @@ func (r *run) evictAndReplace(sec float64, old, new string, readyAfter float64) 
 	return r.make(sec+0.03, new, "pdb-1", readyAfter)
 }
 
+// drainInTurn is a drain that a budget with one pod to spare paces: from sec
+// on, every 15.5 s, the next of olds is evicted and replaced by the same
+// place in news, Ready 15 s later, and the pods still to go are refused
+// until then.
+func (r *run) drainInTurn(sec float64, olds, news []string) *run {
+	for i, old := range olds {
+		at := sec + 15.5*float64(i)
+		r.evictAndReplace(at, old, news[i], 15)
+		if rest := olds[i+1:]; len(rest) > 0 {
+			r.refuse(at+0.5, at+15, rest...)
+		}
+	}
+	return r
+}
+
+// onPdb3 are the four ledger pods on pdb-3 after step 2, and
+// theirReplacements the pods the drain of pdb-3 makes in their place, in
+// the same order.
+var (
+	onPdb3            = []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"}
+	theirReplacements = []string{"ledger-e", "ledger-f", "ledger-g", "ledger-h"}
+)
+
 // started is the lab after step 2: four ledger pods on pdb-3, Ready at 15 s.
 func started() *run {
 	r := newRun()
 	r.log(0, learner, "create", "poddisruptionbudgets", "ledger", 201)
-	for _, n := range []string{"ledger-a", "ledger-b", "ledger-c", "ledger-d"} {
+	for _, n := range onPdb3 {
 		r.make(0.1, n, DrainedNode, 15)
 	}
 	return r
@@ -182,14 +205,7 @@ func solvedRun() *run {
 	r.writes = append(r.writes, specWrite{"kubectl-patch", r.whole(99.5)})
 	r.refuse(100.03, 130, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
 	r.make(130, "ledger-s", "pdb-2", 15)
-	r.evictAndReplace(146, "ledger-a", "ledger-e", 15)
-	r.refuse(146.5, 161, "ledger-b", "ledger-c", "ledger-d")
-	r.evictAndReplace(161.5, "ledger-b", "ledger-f", 15)
-	r.refuse(162, 176.5, "ledger-c", "ledger-d")
-	r.evictAndReplace(177, "ledger-c", "ledger-g", 15)
-	r.refuse(177.5, 192, "ledger-d")
-	r.evictAndReplace(192.5, "ledger-d", "ledger-h", 15)
-	return r
+	return r.drainInTurn(146, onPdb3, theirReplacements)
 }
 
 // atOnce is a drain with nothing to hold it back: the budget deleted (or
@@ -280,13 +296,7 @@ func TestJudges(t *testing.T) {
 			run: func() *run {
 				r := started().cordoned(100).refuse(100.03, 120, "ledger-a", "ledger-b", "ledger-c", "ledger-d")
 				r.log(125, learner, "patch", "poddisruptionbudgets", "ledger", 200)
-				r.evictAndReplace(130, "ledger-a", "ledger-e", 15)
-				r.refuse(130.5, 145, "ledger-b", "ledger-c", "ledger-d")
-				r.evictAndReplace(145.5, "ledger-b", "ledger-f", 15)
-				r.refuse(146, 160.5, "ledger-c", "ledger-d")
-				r.evictAndReplace(161, "ledger-c", "ledger-g", 15)
-				r.refuse(161.5, 176, "ledger-d")
-				return r.evictAndReplace(176.5, "ledger-d", "ledger-h", 15)
+				return r.drainInTurn(130, onPdb3, theirReplacements)
 			},
 			want: map[string]string{"pdb-budget-protects-ledger": pass, "pdb-eviction-allowed": pass, "pdb-node-drained": pass, "pdb-ledger-placed": pass},
 		},
