@@ -103,11 +103,19 @@ sample_memory() {
 # switch (lab/scripts/power.sh). The first such chapter shares opslab-test
 # with the chapters that do not; every further one gets a cluster of its
 # own, opslab-test-N, so no node lifecycle controller judges two of them.
+# A chapter's end-to-end tests (its packages with the e2e build tag) run on
+# a cluster of their own, opslab-e2e-N, beside its cheat tests and
+# reference solution on its lab cluster: the two halves of a lane take
+# about as long each, and a cluster costs about 650 MB and little CPU at
+# rest. These clusters are made and removed with the others but never
+# graded.
 # A chapter is a directory chapters/NN-name; chapters/testdata holds the
 # chapter contract's fixtures, which are none.
 switches_nodes() { grep -rq 'power\.sh' "$1"; }
-declare -A cluster_of
+e2e_packages() { grep -rl --include='*_test.go' '^//go:build e2e' "$1" | xargs -r -n1 dirname | sort -u | sed 's|^|./|'; }
+declare -A cluster_of e2e_cluster_of e2e_packages_of
 clusters=(opslab-test)
+e2e_clusters=()
 main_chapters=()
 first_power=""
 for dir in chapters/[0-9]*-*/; do
@@ -121,20 +129,11 @@ for dir in chapters/[0-9]*-*/; do
 		cluster_of[$dir]=opslab-test
 		main_chapters+=("$n")
 	fi
-done
-# A chapter's end-to-end tests run on a cluster of their own, opslab-e2e-N,
-# beside its cheat tests and reference solution on its lab cluster: the two
-# halves of a lane take about as long each, and a cluster costs about
-# 650 MB and little CPU at rest. These clusters are made and removed with
-# the others but never graded.
-declare -A e2e_cluster_of
-e2e_clusters=()
-for dir in chapters/[0-9]*-*/; do
-	dir=${dir%/}
-	grep -rlq --include='*_test.go' '^//go:build e2e' "$dir" || continue
-	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
-	e2e_cluster_of[$dir]=opslab-e2e-$n
-	e2e_clusters+=("opslab-e2e-$n")
+	e2e_packages_of[$dir]=$(e2e_packages "$dir")
+	if [ -n "${e2e_packages_of[$dir]}" ]; then
+		e2e_cluster_of[$dir]=opslab-e2e-$n
+		e2e_clusters+=("opslab-e2e-$n")
+	fi
 done
 
 # use_cluster NAME points the lab scripts, kubectl, the tests and labcheck
@@ -332,7 +331,7 @@ chapter() {
 	local dir=$1 n pkgs later lane e2e_pid="" status=0
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
 	lane=$(basename "$dir")
-	pkgs=$(grep -rl --include='*_test.go' '^//go:build e2e' "$dir" | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
+	pkgs=${e2e_packages_of[$dir]}
 	if [ -n "$pkgs" ]; then
 		step "chapter $n: its model against the real control plane (cluster ${e2e_cluster_of[$dir]}; log: .artifacts/e2e-$lane.log)"
 		# shellcheck disable=SC2086
