@@ -78,7 +78,7 @@ k -n taints-lab create configmap my-timetable --from-literal=taint=node.kubernet
 
 step "part two: the zone-outage lab: 150 nodes in three zones, six outages, each against the model"
 if [ "${OPSLAB_SOLVE_LATER:-}" = defer ]; then
-	echo "(deferred: make test runs lab/later.sh once the lanes have settled)"
+	echo "(deferred: make test runs lab/later.sh beside this lane)"
 	exit 0
 fi
 OPSLAB_CONTEXT=$ctx OPSLAB_ADMIN_CONTEXT=$admin "$lab/later.sh"
