@@ -1,43 +1,51 @@
 #!/usr/bin/env bash
-# test.sh is make test: the project's whole test suite.
+# test.sh is make test: the project's whole test suite. Its steps run at
+# once where they can, and at three CPU priorities: the lab clusters and
+# the lanes on them, whose tests wait on the clusters and judge timings, at
+# make test's own; the steps that need no cluster and only compute (1, 2)
+# ten steps below (nice 10; the cross-builds 19), so they take the CPU the
+# lanes leave; chapter 2's zone outages, measured to a few hundred
+# milliseconds, ten steps above (nice -10, see later_lane).
 #
 #  1. go vet and go test ./... : models, claims, transcripts, prose quotes
 #     and proofs, the site, the chapter contract. Nothing here needs a
 #     cluster. Then the modules nested in a chapter, and every plant whose
 #     inputs changed (cmd/proofs): each must make its claim's tests fail.
 #  2. The site's browser tests in headless Chromium (installed from Debian's
-#     packages when missing) and labcheck's cross-builds: they need no
-#     cluster and run in the background beside steps 3 to 5.
-#  3. Private lab clusters with their own kubeconfigs, so a learner's opslab
-#     cluster and kubeconfig are never touched: opslab-test, and one more for
-#     every further chapter that switches nodes off; the smoke tests, which
-#     include every forbidden verb tried as the learner. With the lab
-#     binaries built, this needs little CPU: it runs beside step 1.
-#  4. Each chapter in a lane of its own, all at once: its end-to-end tests
-#     (the model against the real control plane) on a cluster of their own,
-#     opslab-e2e-N, and beside them its lab checks: each must fail on every
-#     cheat (a state that reaches the lab's final picture
-#     without its behaviour: the chapter's TestCheat tests), fail on the
-#     untouched cluster, then pass after the chapter's reference solution,
-#     run as the learner (user opslab:learner, lab/learner.yaml: the role
-#     suffices), whose steps' outputs must be the README's expected ones
-#     (OPSLAB_EXPECT=check, lab/scripts/expect.sh). A chapter that switches
-#     nodes off (its lab or tests use lab/scripts/power.sh) gets a cluster of
-#     its own beyond the first: the node lifecycle controller rate-limits
-#     and judges by zone, so two such chapters on one cluster would change
-#     each other's timings. The part of a solution in a chapter's
-#     lab/later.sh (chapter 2's zone outages, on a cluster of their own)
-#     runs beside the lanes at a higher CPU priority (see later_lane).
-#     Beside them, a class of three on this machine (lab/scripts/class-test.sh).
+#     packages when missing) and labcheck's cross-builds.
+#  3. The lab binaries (built once, then cached), then private lab clusters
+#     with their own kubeconfigs, so a learner's opslab cluster and
+#     kubeconfig are never touched: opslab-test, one more for every further
+#     chapter that switches nodes off, and one for each chapter's
+#     end-to-end tests; the smoke tests on opslab-test, which include every
+#     forbidden verb tried as the learner.
+#  4. Each chapter in a lane of its own, started as soon as its clusters
+#     are up: its end-to-end tests (the model against the real control
+#     plane) on a cluster of their own, opslab-e2e-N, and beside them its
+#     lab checks: each must fail on every cheat (a state that reaches the
+#     lab's final picture without its behaviour: the chapter's TestCheat
+#     tests), fail on the untouched cluster, then pass after the chapter's
+#     reference solution, run as the learner (user opslab:learner,
+#     lab/learner.yaml: the role suffices), whose steps' outputs must be the
+#     README's expected ones (OPSLAB_EXPECT=check, lab/scripts/expect.sh). A
+#     chapter that switches nodes off (its lab or tests use
+#     lab/scripts/power.sh) gets a cluster of its own beyond the first: the
+#     node lifecycle controller rate-limits and judges by zone, so two such
+#     chapters on one cluster would change each other's timings. The part
+#     of a solution in a chapter's lab/later.sh (chapter 2's zone outages,
+#     on a cluster of their own) runs beside the lanes at a higher CPU
+#     priority (see later_lane). Beside them, once the lanes' clusters are
+#     up, a class of three on this machine (lab/scripts/class-test.sh).
 #  5. Grading each solved cluster as the least-privileged grader, which must
 #     change nothing: the clusters at once, each as soon as its chapters
 #     (lab/later.sh included) are done.
 #  6. The plants that need a cluster; the site, built with the results of
 #     every suite: a proof whose test failed or did not run fails the build;
 #     each chapter's figures against the budgets of its shape.
-#  At the end, pass or fail, the clusters are removed and a timetable of every
-#  step and lane (start, end, wall and CPU seconds) and the clusters' peak
-#  memory is printed and written to .artifacts/timings.json.
+#  A step beside the lanes that fails stops make test at once. At the end,
+#  pass or fail, the clusters are removed and a timetable of every step and
+#  lane (start, end, wall and CPU seconds) and the clusters' peak memory is
+#  printed and written to .artifacts/timings.json.
 #  Results, each lane's log and screenshots are left in .artifacts/.
 #  OPSLAB_TEST_SERIAL=1 runs everything one step after another.
 set -euo pipefail
@@ -191,21 +199,28 @@ trap 'exit 130' INT TERM
 
 sample_memory &
 
-# cluster_up NAME: a fresh cluster NAME, its log kept for a failure.
+# cluster_up NAME: a fresh cluster NAME, its log kept for a failure; once
+# it is up, .artifacts/up-NAME.ready tells the lanes waiting for it.
 cluster_up() {
 	use_cluster "$1"
 	lab/scripts/lab-down.sh >/dev/null
 	chapters/02-taints/lab/outage/down.sh >/dev/null
 	lab/scripts/lab-up.sh >".artifacts/up-$1.log" 2>&1 || { cat ".artifacts/up-$1.log"; return 1; }
 	cat ".artifacts/up-$1.log"
+	touch ".artifacts/up-$1.ready"
 }
 
 # clusters_phase: the lab binaries (cached after the first build), then the
 # private clusters, created one after another (two kwokctl creates at once
-# could pick the same free port): the further ones while the smoke suite
-# runs on the first. It needs little CPU once the binaries are built, so it
-# runs beside go vet and go test.
-more_up() { local c; for c in "${clusters[@]:1}" "${e2e_clusters[@]}"; do timed clusters "cluster $c" cluster_up "$c" || return; done; }
+# could pick the same free port), chapter by chapter, each chapter's lab
+# cluster before its e2e cluster: the further ones while the smoke suite
+# runs on the first. A lane starts on its clusters as soon as they are up
+# (wait_cluster); the lanes on opslab-test once the smoke suite has passed
+# on it (.artifacts/smoke.ok).
+more_up() {
+	local c
+	for c in "${creation_order[@]}"; do timed clusters "cluster $c" cluster_up "$c" || return; done
+}
 smoke() { as_admin go test -tags e2e -count=1 -json ./lab/e2e/ | testlog .artifacts/smoke-results.json; }
 clusters_phase() {
 	local more_pid="" status=0
@@ -213,99 +228,140 @@ clusters_phase() {
 	timed clusters "lab binaries" lab/scripts/build-binaries.sh || return
 	step "a private lab cluster (opslab-test)"
 	timed clusters "cluster opslab-test" cluster_up opslab-test || return
-	if [ ${#clusters[@]} -gt 1 ] || [ ${#e2e_clusters[@]} -gt 0 ]; then
-		step "more private lab clusters, beside the smoke suite: ${clusters[*]:1} ${e2e_clusters[*]}"
+	if [ ${#creation_order[@]} -gt 0 ]; then
+		step "more private lab clusters, beside the smoke suite: ${creation_order[*]}"
 		more_up >.artifacts/up-more.log 2>&1 &
 		more_pid=$!
 	fi
 	use_cluster opslab-test
 	step "end-to-end: the lab cluster's smoke suite"
 	timed clusters "smoke suite" smoke || status=$?
+	[ $status -ne 0 ] || touch .artifacts/smoke.ok
 	if [ -n "$more_pid" ]; then
 		wait "$more_pid" || { cat .artifacts/up-more.log; echo "make test: a further lab cluster did not start (log above)" >&2; return 1; }
 		cat .artifacts/up-more.log
 	fi
 	return $status
 }
+creation_order=()
+for dir in chapters/[0-9]*-*/; do
+	dir=${dir%/}
+	for c in "${cluster_of[$dir]}" "${e2e_cluster_of[$dir]:-}"; do
+		[ -n "$c" ] && [ "$c" != opslab-test ] && [[ " ${creation_order[*]} " != *" $c "* ]] && creation_order+=("$c")
+	done
+done
+rm -f .artifacts/up-*.ready .artifacts/smoke.ok .artifacts/failed.list
+
+# wait_cluster NAME: until cluster NAME is up (opslab-test: and its smoke
+# suite passed), or the clusters' step has ended without it.
+wait_cluster() {
+	local marker=.artifacts/up-$1.ready
+	[ "$1" != opslab-test ] || marker=.artifacts/smoke.ok
+	until [ -e "$marker" ]; do
+		if [ -z "${clusters_pid:-}" ] || ! kill -0 "$clusters_pid" 2>/dev/null; then
+			[ -e "$marker" ] && return 0
+			echo "make test: cluster $1 is not ready: the clusters' step ended without it (.artifacts/clusters.log)" >&2
+			return 1
+		fi
+		sleep 1
+	done
+}
+
+# in_background NAME NICENESS CMD...: runs a step that needs no cluster
+# beside the lanes, at that niceness, its output in .artifacts/NAME.log, and
+# NAME.done once it is over. When it fails, make test stops at once with
+# its log (the USR1 trap below), rather than after the lanes.
+in_background() {
+	local name=$1 niceness=$2
+	shift 2
+	(
+		status=0
+		renice -n "$niceness" -p "$BASHPID" >/dev/null
+		"$@" || status=$?
+		touch ".artifacts/$name.done"
+		if [ $status -ne 0 ]; then
+			echo ".artifacts/$name.log" >>.artifacts/failed.list
+			kill -USR1 $$
+		fi
+		exit $status
+	) >".artifacts/$name.log" 2>&1 &
+}
+stop_on_failure() {
+	local log
+	while read -r log; do
+		step "$log: a step beside the lanes failed"
+		cat "$log"
+	done <.artifacts/failed.list
+	echo "make test: a step beside the lanes failed (its log above)" >&2
+	exit 1
+}
+trap stop_on_failure USR1
+
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	(clusters_phase) || exit
 else
-	step "the lab binaries, the private clusters and their smoke suite, beside go vet and go test (log in .artifacts/clusters.log)"
+	step "the lab binaries, the private clusters and their smoke suite (log in .artifacts/clusters.log)"
 	clusters_phase >.artifacts/clusters.log 2>&1 &
 	clusters_pid=$!
 fi
 
+# The steps that need no cluster run beside the lanes, ten steps of CPU
+# priority below them (nice 10; the cross-builds at 19, the lowest): they
+# are long but wait on nothing, where a lane mostly waits on its cluster
+# and its timings matter. They take the CPU the lanes leave.
 vet() { go vet ./...; }
 unit() { go test -json ./... | testlog .artifacts/unit-results.json; }
 # Modules nested in a chapter (chapter 4's comparison with the kubelet's
 # code) are outside ./... : vet and test each one in its own directory.
 nested() { (cd "$1" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$1" | tr / -)-results.json"; }
-
-step "go vet ./..."
-timed main "go vet ./..." vet
-step "go test ./..."
-timed main "go test ./..." unit
-for mod in chapters/*/*/go.mod; do
-	[ -e "$mod" ] || continue
-	dir=$(dirname "$mod")
-	step "go vet and go test in $dir"
-	timed main "go vet and go test in $dir" nested "$dir"
-done
-
 # Every claim's plant, the change that makes the claim false, must make the
 # claim's tests fail: the plants whose inputs changed since the verdicts
 # each chapter's plants/verdicts.sum records run again (cmd/proofs); those
 # that need a cluster run once the lanes are done.
 proofs() { go run ./cmd/proofs "$@"; }
-step "proofs: the plants whose inputs changed"
-timed main "proofs: plants whose inputs changed" proofs
-
-# The browser tests need no cluster and mostly wait on the browser: they run
-# beside the cluster's steps, their output kept for the end.
-step "browser tests in headless Chromium (beside the cluster's steps; log in .artifacts/browser.log)"
-timed main "install chromium when missing" lab/scripts/require-chromium.sh
-# They share two cores with the lab binaries' build and the cluster's
-# lanes, and take three times as long as on a quiet machine: go test's
-# default limit of ten minutes is too short for them.
-browser() { go test -tags browser -count=1 -timeout 40m -json ./site/browsertest | testlog .artifacts/browser-results.json; }
+checks() {
+	local mod dir
+	step "go vet ./..."
+	timed checks "go vet ./..." vet || return
+	step "go test ./..."
+	timed checks "go test ./..." unit || return
+	for mod in chapters/*/*/go.mod; do
+		[ -e "$mod" ] || continue
+		dir=$(dirname "$mod")
+		step "go vet and go test in $dir"
+		timed checks "go vet and go test in $dir" nested "$dir" || return
+	done
+	step "proofs: the plants whose inputs changed"
+	timed checks "proofs: plants whose inputs changed" proofs
+}
+# The browser tests mostly wait on the browser. They share two cores with
+# the lab binaries' build and the cluster's lanes, and take three times as
+# long as on a quiet machine: go test's default limit of ten minutes is too
+# short for them.
+browser() {
+	lab/scripts/require-chromium.sh || return
+	go test -tags browser -count=1 -timeout 40m -json ./site/browsertest | testlog .artifacts/browser-results.json
+}
 if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
-	timed browser "browser tests" browser
+	checks || exit
+	step "browser tests in headless Chromium"
+	timed browser "browser tests" browser || exit
+	step "labcheck's cross-builds"
+	timed dist "labcheck's cross-builds" lab/scripts/dist.sh || exit
 else
-	(
-		status=0
-		timed browser "browser tests" browser || status=$?
-		touch .artifacts/browser.done
-		exit $status
-	) >.artifacts/browser.log 2>&1 &
+	step "go vet, go test, the nested modules and the plants, at nice 10 beside the lanes (log: .artifacts/checks.log)"
+	in_background checks 10 checks
+	checks_pid=$!
+	step "browser tests in headless Chromium, at nice 10 beside the lanes (log: .artifacts/browser.log)"
+	in_background browser 10 timed browser "browser tests" browser
 	browser_pid=$!
-fi
-
-# The cross-builds of labcheck (make dist) need no cluster either; at the
-# lowest priority they take only the CPU the cluster's steps leave idle,
-# so its timings are not disturbed.
-step "labcheck's cross-builds (beside the cluster's steps; log in .artifacts/dist.log)"
-if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
-	timed dist "labcheck's cross-builds" lab/scripts/dist.sh
-else
-	(
-		status=0
-		timed dist "labcheck's cross-builds" nice -n 19 lab/scripts/dist.sh || status=$?
-		touch .artifacts/dist.done
-		exit $status
-	) >.artifacts/dist.log 2>&1 &
+	step "labcheck's cross-builds, at nice 19 beside the lanes (log: .artifacts/dist.log)"
+	in_background dist 19 timed dist "labcheck's cross-builds" lab/scripts/dist.sh
 	dist_pid=$!
 fi
 
-if [ -n "${clusters_pid:-}" ]; then
-	status=0
-	wait "$clusters_pid" || status=$?
-	step "the lab binaries, the private clusters and their smoke suite: their output"
-	cat .artifacts/clusters.log
-	[ $status -eq 0 ] || { echo "make test: the lab clusters or their smoke suite failed (log above)" >&2; exit 1; }
-fi
-use_cluster opslab-test
-
 go build -o "$LAB_CACHE/labcheck" ./cmd/labcheck
+use_cluster opslab-test
 
 # later_checks prints the checks a chapter's lab/later.sh is judged by,
 # from its line "# Its checks: PATTERNS" (labcheck --only's patterns).
@@ -334,10 +390,11 @@ chapter() {
 	if [ -n "$pkgs" ]; then
 		step "chapter $n: its model against the real control plane (cluster ${e2e_cluster_of[$dir]}; log: .artifacts/e2e-$lane.log)"
 		# shellcheck disable=SC2086
-		(use_cluster "${e2e_cluster_of[$dir]}" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs) >".artifacts/e2e-$lane.log" 2>&1 &
+		(wait_cluster "${e2e_cluster_of[$dir]}" && use_cluster "${e2e_cluster_of[$dir]}" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs) >".artifacts/e2e-$lane.log" 2>&1 &
 		e2e_pid=$!
 		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$e2e_pid" || status=$?; }
 	fi
+	wait_cluster "${cluster_of[$dir]}" || status=$?
 	use_cluster "${cluster_of[$dir]}"
 	if [ -x "$dir/lab/solve.sh" ] && [ $status -eq 0 ] && grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
 		step "chapter $n: every check fails on every cheat"
@@ -419,6 +476,7 @@ later_lane() {
 	name=$(basename "$dir")
 	n=$(echo "$name" | sed -E 's/^0*([0-9]+)-.*/\1/')
 	later=$(later_checks "$dir") || return
+	wait_cluster "${cluster_of[$dir]}" || return
 	prio=$(first_priority)
 	if [ -z "$prio" ]; then
 		echo "chapter $n: make test may not raise lab/later.sh's priority (it is not root): it waits for the machine to settle"
@@ -452,6 +510,9 @@ grade() {
 	if [ "$1" = opslab-test ]; then
 		timed grading "grading opslab-test (chapters $main_list)" grading opslab-test "$main_list" || return
 		use_cluster opslab-test
+		# cmd/proofs records verdicts in the chapters' plants/verdicts.sum:
+		# one run at a time, so the plants' step beside the lanes first.
+		until [ -z "${checks_pid:-}" ] || [ -e .artifacts/checks.done ]; do sleep 2; done
 		step "proofs that need a cluster, on opslab-test"
 		timed grading "proofs: plants that need a cluster" as_admin proofs -cluster || return
 		return 0
@@ -476,9 +537,6 @@ if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	step "grading the solved clusters: as the opslab-grader service account, changing nothing"
 	for c in "${clusters[@]}"; do (grade "$c") || exit; done
 else
-	step "the class in a lane of its own (log: .artifacts/lane-class.log)"
-	class_lane >.artifacts/lane-class.log 2>&1 &
-	class_pid=$!
 	declare -A lane_pid later_pid
 	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
@@ -497,6 +555,16 @@ else
 			later_pid[$dir]=$!
 		fi
 	done
+	# The class's clusters are made once the lanes' are up (one creation
+	# at a time on the machine): its lane starts after the clusters' step.
+	status=0
+	wait "$clusters_pid" || status=$?
+	step "the lab binaries, the private clusters and their smoke suite: their output"
+	cat .artifacts/clusters.log
+	[ $status -eq 0 ] || { echo "make test: the lab clusters or their smoke suite failed (log above)" >&2; exit 1; }
+	step "the class in a lane of its own (log: .artifacts/lane-class.log)"
+	class_lane >.artifacts/lane-class.log 2>&1 &
+	class_pid=$!
 	failed=()
 	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
@@ -563,6 +631,7 @@ collect() {
 	cat "$2"
 	[ $status -eq 0 ] || { echo "make test: $3 failed" >&2; exit 1; }
 }
+collect "${checks_pid:-}" .artifacts/checks.log "go vet, go test, the nested modules and the plants"
 collect "${browser_pid:-}" .artifacts/browser.log "the browser tests in headless Chromium"
 collect "${dist_pid:-}" .artifacts/dist.log "labcheck's cross-builds"
 
