@@ -24,8 +24,9 @@
 #     plane) on a cluster of their own, opslab-e2e-N, and beside them its
 #     lab checks: each must fail on every cheat (a state that reaches the
 #     lab's final picture without its behaviour: the chapter's TestCheat
-#     tests), fail on the untouched cluster, then pass after the chapter's
-#     reference solution, run as the learner (user opslab:learner,
+#     tests, on a cluster of their own too), fail on the untouched lab
+#     cluster, then pass after the chapter's reference solution, run as
+#     the learner (user opslab:learner,
 #     lab/learner.yaml: the role suffices), whose steps' outputs must be the
 #     README's expected ones (OPSLAB_EXPECT=check, lab/scripts/expect.sh). A
 #     chapter that switches nodes off (its lab or tests use
@@ -34,8 +35,8 @@
 #     chapters on one cluster would change each other's timings. The part
 #     of a solution in a chapter's lab/later.sh (chapter 2's zone outages,
 #     on a cluster of their own) runs beside the lanes at a higher CPU
-#     priority (see later_lane). Beside them, once the lanes' clusters are
-#     up, a class of three on this machine (lab/scripts/class-test.sh).
+#     priority (see later_lane). Beside them, once the lab binaries are
+#     built, a class of three on this machine (lab/scripts/class-test.sh).
 #  5. Grading each solved cluster as the least-privileged grader, which must
 #     change nothing: the clusters at once, each as soon as its chapters
 #     (lab/later.sh included) are done.
@@ -110,19 +111,23 @@ sample_memory() {
 # switch (lab/scripts/power.sh). The first such chapter shares opslab-test
 # with the chapters that do not; every further one gets a cluster of its
 # own, opslab-test-N, so no node lifecycle controller judges two of them.
-# A chapter's end-to-end tests (its packages with the e2e build tag) run on
-# a cluster of their own, opslab-e2e-N, beside its cheat tests and
-# reference solution on its lab cluster: the two halves of a lane take
-# about as long each, and a cluster costs about 650 MB and little CPU at
-# rest. These clusters are made and removed with the others but never
-# graded.
+# A lane's three parts run at once, each on a cluster of its own: the
+# chapter's end-to-end tests (its packages with the e2e build tag) on
+# opslab-e2e-N, its cheat tests on opslab-cheats (opslab-cheats-N for a
+# chapter with a lab cluster of its own), and its untouched checks and
+# reference solution on its lab cluster, the one graded. Each part mostly
+# waits on its cluster (chapter 1's: 163, 233 and 181 s of wall time,
+# 6, 11 and 1 CPU-seconds), and a cluster costs about 650 MB and little
+# CPU at rest. The e2e and cheat clusters are made and removed with the
+# others but never graded.
 # A chapter is a directory chapters/NN-name; chapters/testdata holds the
 # chapter contract's fixtures, which are none.
 switches_nodes() { grep -rq 'power\.sh' "$1"; }
 e2e_packages() { grep -rl --include='*_test.go' '^//go:build e2e' "$1" | xargs -r -n1 dirname | sort -u | sed 's|^|./|'; }
-declare -A cluster_of e2e_cluster_of e2e_packages_of
+declare -A cluster_of e2e_cluster_of e2e_packages_of cheat_cluster_of
 clusters=(opslab-test)
 e2e_clusters=()
+cheat_clusters=()
 main_chapters=()
 first_power=""
 for dir in chapters/[0-9]*-*/; do
@@ -135,6 +140,11 @@ for dir in chapters/[0-9]*-*/; do
 		switches_nodes "$dir" && first_power=$dir
 		cluster_of[$dir]=opslab-test
 		main_chapters+=("$n")
+	fi
+	if [ -x "$dir/lab/solve.sh" ] && grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
+		c=${cluster_of[$dir]/opslab-test/opslab-cheats}
+		cheat_cluster_of[$dir]=$c
+		[[ " ${cheat_clusters[*]} " == *" $c "* ]] || cheat_clusters+=("$c")
 	fi
 	e2e_packages_of[$dir]=$(e2e_packages "$dir")
 	if [ -n "${e2e_packages_of[$dir]}" ]; then
@@ -177,7 +187,7 @@ cleanup() {
 	step "removing the test clusters and the scale cluster"
 	# Each cluster with the scale cluster chapter 2's lane made beside it
 	# (NAME-scale), if it made one.
-	for c in "${clusters[@]}" "${e2e_clusters[@]}"; do
+	for c in "${clusters[@]}" "${e2e_clusters[@]}" "${cheat_clusters[@]}"; do
 		(use_cluster "$c" && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
 		(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
 		# A run once left a cluster's processes up after kwokctl had
@@ -226,6 +236,7 @@ clusters_phase() {
 	local more_pid="" status=0
 	step "lab binaries"
 	timed clusters "lab binaries" lab/scripts/build-binaries.sh || return
+	touch .artifacts/binaries.ready
 	step "a private lab cluster (opslab-test)"
 	timed clusters "cluster opslab-test" cluster_up opslab-test || return
 	if [ ${#creation_order[@]} -gt 0 ]; then
@@ -246,25 +257,34 @@ clusters_phase() {
 creation_order=()
 for dir in chapters/[0-9]*-*/; do
 	dir=${dir%/}
-	for c in "${cluster_of[$dir]}" "${e2e_cluster_of[$dir]:-}"; do
+	for c in "${cluster_of[$dir]}" "${cheat_cluster_of[$dir]:-}" "${e2e_cluster_of[$dir]:-}"; do
 		[ -n "$c" ] && [ "$c" != opslab-test ] && [[ " ${creation_order[*]} " != *" $c "* ]] && creation_order+=("$c")
 	done
 done
-rm -f .artifacts/up-*.ready .artifacts/smoke.ok .artifacts/failed.list
+rm -f .artifacts/up-*.ready .artifacts/binaries.ready .artifacts/smoke.ok .artifacts/failed.list
 
-# wait_cluster NAME: until cluster NAME is up (opslab-test: and its smoke
-# suite passed), or the clusters' step has ended without it.
-wait_cluster() {
-	local marker=.artifacts/up-$1.ready
-	[ "$1" != opslab-test ] || marker=.artifacts/smoke.ok
+# wait_for MARKER WHAT: until the clusters' step has made MARKER, or has
+# ended without it.
+wait_for() {
+	local marker=$1
+	shift
 	until [ -e "$marker" ]; do
 		if [ -z "${clusters_pid:-}" ] || ! kill -0 "$clusters_pid" 2>/dev/null; then
 			[ -e "$marker" ] && return 0
-			echo "make test: cluster $1 is not ready: the clusters' step ended without it (.artifacts/clusters.log)" >&2
+			echo "make test: $* not ready: the clusters' step ended without them (.artifacts/clusters.log)" >&2
 			return 1
 		fi
 		sleep 1
 	done
+}
+# wait_cluster NAME: until cluster NAME is up (opslab-test: and its smoke
+# suite passed).
+wait_cluster() {
+	if [ "$1" = opslab-test ]; then
+		wait_for .artifacts/smoke.ok cluster opslab-test and its smoke suite
+	else
+		wait_for ".artifacts/up-$1.ready" cluster "$1"
+	fi
 }
 
 # in_background NAME NICENESS CMD...: runs a step that needs no cluster
@@ -383,32 +403,48 @@ labcheck() { "$LAB_CACHE/labcheck" --context "$OPSLAB_ADMIN_CONTEXT" "$@"; }
 # run as a lane is on the left of || or in the background, where set -e
 # does not reach.
 chapter() {
-	local dir=$1 n pkgs later lane e2e_pid="" status=0
+	local dir=$1 n pkgs lane e2e_pid="" cheats_pid="" status=0 c
 	n=$(basename "$dir" | sed -E 's/^0*([0-9]+)-.*/\1/')
 	lane=$(basename "$dir")
 	pkgs=${e2e_packages_of[$dir]}
 	if [ -n "$pkgs" ]; then
-		step "chapter $n: its model against the real control plane (cluster ${e2e_cluster_of[$dir]}; log: .artifacts/e2e-$lane.log)"
+		c=${e2e_cluster_of[$dir]}
+		step "chapter $n: its model against the real control plane (cluster $c; log: .artifacts/e2e-$lane.log)"
 		# shellcheck disable=SC2086
-		(wait_cluster "${e2e_cluster_of[$dir]}" && use_cluster "${e2e_cluster_of[$dir]}" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs) >".artifacts/e2e-$lane.log" 2>&1 &
+		(wait_cluster "$c" && use_cluster "$c" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs) >".artifacts/e2e-$lane.log" 2>&1 &
 		e2e_pid=$!
 		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$e2e_pid" || status=$?; }
 	fi
-	wait_cluster "${cluster_of[$dir]}" || status=$?
-	use_cluster "${cluster_of[$dir]}"
-	if [ -x "$dir/lab/solve.sh" ] && [ $status -eq 0 ] && grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
-		step "chapter $n: every check fails on every cheat"
-		timed "$lane" "every check fails on every cheat" cheats "$n" "$dir" || status=$?
+	if [ -n "${cheat_cluster_of[$dir]:-}" ]; then
+		c=${cheat_cluster_of[$dir]}
+		step "chapter $n: every check fails on every cheat (cluster $c; log: .artifacts/cheats-$lane.log)"
+		(wait_cluster "$c" && use_cluster "$c" && timed "$lane" "every check fails on every cheat" cheats "$n" "$dir") >".artifacts/cheats-$lane.log" 2>&1 &
+		cheats_pid=$!
+		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$cheats_pid" || status=$?; }
+	fi
+	if [ -x "$dir/lab/solve.sh" ] && [ $status -eq 0 ]; then
+		wait_cluster "${cluster_of[$dir]}" && use_cluster "${cluster_of[$dir]}" && solution "$dir" "$n" "$lane" || status=$?
 	fi
 	if [ -n "$e2e_pid" ]; then
 		[ -n "${OPSLAB_TEST_SERIAL:-}" ] || wait "$e2e_pid" || status=$?
 		step "chapter $n: its end-to-end tests' output"
 		cat ".artifacts/e2e-$lane.log"
 	fi
-	[ $status -eq 0 ] || return $status
-	[ -x "$dir/lab/solve.sh" ] || return 0
-	# What is left of the lane mostly waits on the cluster (see later_lane).
+	if [ -n "$cheats_pid" ]; then
+		[ -n "${OPSLAB_TEST_SERIAL:-}" ] || wait "$cheats_pid" || status=$?
+		step "chapter $n: its cheat tests' output"
+		cat ".artifacts/cheats-$lane.log"
+	fi
+	# What is left of make test mostly waits on the clusters (see
+	# later_lane).
 	touch ".artifacts/lane-$lane.settled"
+	return $status
+}
+
+# solution DIR N LANE: on the chapter's lab cluster, its checks against the
+# untouched cluster, then its reference solution and its checks again.
+solution() {
+	local dir=$1 n=$2 lane=$3 later
 	if [ -x "$dir/lab/later.sh" ]; then
 		# The checks of lab/later.sh are later_lane's: it judges them on
 		# the untouched cluster before it runs lab/later.sh, beside this.
@@ -555,16 +591,17 @@ else
 			later_pid[$dir]=$!
 		fi
 	done
-	# The class's clusters are made once the lanes' are up (one creation
-	# at a time on the machine): its lane starts after the clusters' step.
+	# The class is the longest lane (about 340 s, most of it a student
+	# solving chapter 1): its clusters are made beside the lanes' once the
+	# lab binaries are built.
+	step "the class in a lane of its own, once the lab binaries are built (log: .artifacts/lane-class.log)"
+	(wait_for .artifacts/binaries.ready lab binaries && class_lane) >.artifacts/lane-class.log 2>&1 &
+	class_pid=$!
 	status=0
 	wait "$clusters_pid" || status=$?
 	step "the lab binaries, the private clusters and their smoke suite: their output"
 	cat .artifacts/clusters.log
 	[ $status -eq 0 ] || { echo "make test: the lab clusters or their smoke suite failed (log above)" >&2; exit 1; }
-	step "the class in a lane of its own (log: .artifacts/lane-class.log)"
-	class_lane >.artifacts/lane-class.log 2>&1 &
-	class_pid=$!
 	failed=()
 	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
