@@ -290,6 +290,23 @@ wait_cluster() {
 	fi
 }
 
+# release CLUSTER LANE: the lane is done with its cheat or e2e cluster;
+# once every lane that uses it is, the cluster is removed: an idle cluster
+# still takes some CPU (about a twentieth of a core), which the steps
+# beside the lanes would rather have.
+release() {
+	local c=$1 dir
+	touch ".artifacts/used-$c-$2"
+	for dir in "${lanes[@]}"; do
+		[ "${cheat_cluster_of[$dir]:-}" = "$c" ] || [ "${e2e_cluster_of[$dir]:-}" = "$c" ] || continue
+		[ -e ".artifacts/used-$c-$(basename "$dir")" ] || return 0
+	done
+	mkdir ".artifacts/released-$c" 2>/dev/null || return 0
+	(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
+	pkill -f -- "/.kwok/clusters/$c/" 2>/dev/null || true
+}
+rm -rf .artifacts/used-* .artifacts/released-*
+
 # in_background NAME NICENESS CMD...: runs a step that needs no cluster
 # beside the lanes, at that niceness, its output in .artifacts/NAME.log, and
 # NAME.done once it is over. When it fails, make test stops at once with
@@ -414,14 +431,24 @@ chapter() {
 		c=${e2e_cluster_of[$dir]}
 		step "chapter $n: its model against the real control plane (cluster $c; log: .artifacts/e2e-$lane.log)"
 		# shellcheck disable=SC2086
-		(wait_cluster "$c" && use_cluster "$c" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs) >".artifacts/e2e-$lane.log" 2>&1 &
+		(
+			status=0
+			wait_cluster "$c" && use_cluster "$c" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs || status=$?
+			timed "$lane" "removing $c once no lane needs it" release "$c" "$lane"
+			exit $status
+		) >".artifacts/e2e-$lane.log" 2>&1 &
 		e2e_pid=$!
 		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$e2e_pid" || status=$?; }
 	fi
 	if [ -n "${cheat_cluster_of[$dir]:-}" ]; then
 		c=${cheat_cluster_of[$dir]}
 		step "chapter $n: every check fails on every cheat (cluster $c; log: .artifacts/cheats-$lane.log)"
-		(wait_cluster "$c" && use_cluster "$c" && timed "$lane" "every check fails on every cheat" cheats "$n" "$dir") >".artifacts/cheats-$lane.log" 2>&1 &
+		(
+			status=0
+			wait_cluster "$c" && use_cluster "$c" && timed "$lane" "every check fails on every cheat" cheats "$n" "$dir" || status=$?
+			timed "$lane" "removing $c once no lane needs it" release "$c" "$lane"
+			exit $status
+		) >".artifacts/cheats-$lane.log" 2>&1 &
 		cheats_pid=$!
 		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$cheats_pid" || status=$?; }
 	fi
