@@ -311,11 +311,7 @@ func begin(ctx context.Context, t *testing.T, k kubernetes.Interface) *hand {
 	h := &hand{t: t, ctx: ctx, k: k}
 	t.Cleanup(h.cleanup)
 	h.kubectl("", "apply", "-f", "../lab/db.yaml")
-	// The first db-0 of a case follows the last case's cleanup: its node
-	// powered on again, whose not-ready taints the controller takes off at
-	// its next health pass. On a machine running make test's lanes this
-	// once took more than a minute; no check judges it.
-	h.waitRunningWithin("", 2*time.Minute)
+	h.waitRunning("")
 	for _, n := range poolNodes(ctx, t, k) {
 		if n.Name != h.db {
 			h.other = n.Name
@@ -389,13 +385,7 @@ func (h *hand) waitMarked(node string) {
 // and Ready on a node other than avoid, and notes where.
 func (h *hand) waitRunning(avoid string) {
 	h.t.Helper()
-	h.waitRunningWithin(avoid, time.Minute)
-}
-
-// waitRunningWithin is waitRunning with a limit of its own.
-func (h *hand) waitRunningWithin(avoid string, limit time.Duration) {
-	h.t.Helper()
-	labenv.Poll(h.ctx, h.t, limit, "a new db-0 Running and Ready off "+avoid, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(h.ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, Pod, metav1.GetOptions{})
 		if err != nil || string(p.UID) == h.uid || p.DeletionTimestamp != nil || p.Spec.NodeName == "" || p.Spec.NodeName == avoid || !podReady(p) {
 			return false, nil
@@ -406,6 +396,31 @@ func (h *hand) waitRunningWithin(avoid string, limit time.Duration) {
 		}
 		return true, nil
 	})
+	if err != nil {
+		h.t.Fatalf("a new db-0 Running and Ready off %q: not within a minute (%v); then: %s", avoid, err, h.podState())
+	}
+}
+
+// podState says where db-0 and the pool's nodes stand, for a wait that
+// ran out: the pod's phase, node, deletion and conditions, its events, and
+// each node's Ready condition and taints.
+func (h *hand) podState() string {
+	ctx := context.Background()
+	var b strings.Builder
+	if p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, Pod, metav1.GetOptions{}); err != nil {
+		fmt.Fprintf(&b, "db-0: %v", err)
+	} else {
+		fmt.Fprintf(&b, "db-0 uid %s phase %s on %q, deleting %v, conditions %v", p.UID, p.Status.Phase, p.Spec.NodeName, p.DeletionTimestamp != nil, p.Status.Conditions)
+	}
+	if evs, err := h.k.CoreV1().Events(Namespace).List(ctx, metav1.ListOptions{}); err == nil {
+		for _, e := range evs.Items {
+			fmt.Fprintf(&b, "; event %s %s/%s: %s", e.Reason, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message)
+		}
+	}
+	for _, n := range poolNodes(ctx, h.t, h.k) {
+		fmt.Fprintf(&b, "; node %s ready %v labels %v taints %v", n.Name, nodeReady(&n), n.Labels["opslab.dev/power"], n.Spec.Taints)
+	}
+	return b.String()
 }
 
 func (h *hand) waitTerminating() {
