@@ -126,8 +126,7 @@ switches_nodes() { grep -rq 'power\.sh' "$1"; }
 e2e_packages() { grep -rl --include='*_test.go' '^//go:build e2e' "$1" | xargs -r -n1 dirname | sort -u | sed 's|^|./|'; }
 declare -A cluster_of e2e_cluster_of e2e_packages_of cheat_cluster_of
 clusters=(opslab-test)
-e2e_clusters=()
-cheat_clusters=()
+creation_order=() # every further cluster, in the order they are made (below)
 main_chapters=()
 first_power=""
 for dir in chapters/[0-9]*-*/; do
@@ -142,14 +141,11 @@ for dir in chapters/[0-9]*-*/; do
 		main_chapters+=("$n")
 	fi
 	if [ -x "$dir/lab/solve.sh" ] && grep -rlq --include='*_test.go' '^func TestCheat' "$dir"; then
-		c=${cluster_of[$dir]/opslab-test/opslab-cheats}
-		cheat_cluster_of[$dir]=$c
-		[[ " ${cheat_clusters[*]} " == *" $c "* ]] || cheat_clusters+=("$c")
+		cheat_cluster_of[$dir]=${cluster_of[$dir]/opslab-test/opslab-cheats}
 	fi
 	e2e_packages_of[$dir]=$(e2e_packages "$dir")
 	if [ -n "${e2e_packages_of[$dir]}" ]; then
 		e2e_cluster_of[$dir]=opslab-e2e-$n
-		e2e_clusters+=("opslab-e2e-$n")
 	fi
 done
 
@@ -185,7 +181,8 @@ cleanup() {
 	step "removing the test clusters and the scale cluster"
 	# Each cluster with the scale cluster chapter 2's lane made beside it
 	# (NAME-scale), if it made one.
-	for c in "${clusters[@]}" "${e2e_clusters[@]}" "${cheat_clusters[@]}"; do
+	# Every cluster make test makes: opslab-test and creation_order.
+	for c in opslab-test "${creation_order[@]}"; do
 		(use_cluster "$c" && chapters/02-taints/lab/outage/down.sh >/dev/null 2>&1) || true
 		(use_cluster "$c" && lab/scripts/lab-down.sh >/dev/null 2>&1; rm -f "$KUBECONFIG") || true
 		# A run once left a cluster's processes up after kwokctl had
@@ -431,24 +428,14 @@ chapter() {
 		c=${e2e_cluster_of[$dir]}
 		step "chapter $n: its model against the real control plane (cluster $c; log: .artifacts/e2e-$lane.log)"
 		# shellcheck disable=SC2086
-		(
-			status=0
-			wait_cluster "$c" && use_cluster "$c" && timed "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs || status=$?
-			timed "$lane" "removing $c once no lane needs it" release "$c" "$lane"
-			exit $status
-		) >".artifacts/e2e-$lane.log" 2>&1 &
+		on_own_cluster "$c" "$lane" "e2e: the model against the control plane" e2e "$n" $pkgs >".artifacts/e2e-$lane.log" 2>&1 &
 		e2e_pid=$!
 		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$e2e_pid" || status=$?; }
 	fi
 	if [ -n "${cheat_cluster_of[$dir]:-}" ]; then
 		c=${cheat_cluster_of[$dir]}
 		step "chapter $n: every check fails on every cheat (cluster $c; log: .artifacts/cheats-$lane.log)"
-		(
-			status=0
-			wait_cluster "$c" && use_cluster "$c" && timed "$lane" "every check fails on every cheat" cheats "$n" "$dir" || status=$?
-			timed "$lane" "removing $c once no lane needs it" release "$c" "$lane"
-			exit $status
-		) >".artifacts/cheats-$lane.log" 2>&1 &
+		on_own_cluster "$c" "$lane" "every check fails on every cheat" cheats "$n" "$dir" >".artifacts/cheats-$lane.log" 2>&1 &
 		cheats_pid=$!
 		[ -z "${OPSLAB_TEST_SERIAL:-}" ] || { wait "$cheats_pid" || status=$?; }
 	fi
@@ -468,6 +455,17 @@ chapter() {
 	# What is left of make test mostly waits on the clusters (see
 	# later_lane).
 	touch ".artifacts/lane-$lane.settled"
+	return $status
+}
+
+# on_own_cluster CLUSTER LANE WHAT CMD...: a part of a lane on a cluster
+# of its own (its e2e or cheat tests): once the cluster is up, CMD, timed
+# as WHAT; then the cluster is released (release).
+on_own_cluster() {
+	local c=$1 lane=$2 what=$3 status=0
+	shift 3
+	wait_cluster "$c" && use_cluster "$c" && timed "$lane" "$what" "$@" || status=$?
+	timed "$lane" "removing $c once no lane needs it" release "$c" "$lane"
 	return $status
 }
 
