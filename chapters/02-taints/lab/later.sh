@@ -2,8 +2,8 @@
 # later.sh is the last step of chapter 2's reference solution, the
 # zone-outage lab: it starts the 150-node scale cluster beside the lab
 # cluster and runs the six experiments, each against the model. solve.sh
-# runs it; make test runs it beside the lanes, at a higher CPU priority
-# than the rest of the suite, in two parts (below and lab/scripts/test.sh,
+# runs it; make test runs it in two parts, the first beside the lanes,
+# the second once the machine has settled (below and lab/scripts/test.sh,
 # later_lane), because the differential's timings are a few hundred
 # milliseconds wide and a starved controller acts late. The checks it is
 # judged by, which make test leaves out of the chapter's lane, are on the
@@ -24,7 +24,7 @@ record=()
 [ -n "${OPSLAB_OUTAGE_RECORD:-}" ] && record=(--record "$OPSLAB_OUTAGE_RECORD")
 # make test runs the lab in two parts (OPSLAB_LATER_PART): the outages of
 # a few nodes beside its lanes (busy), and those that switch all 150 nodes
-# once the lanes have settled (quiet). On a busy machine the switch of 150
+# once the machine has settled (quiet). On a busy machine the switch of 150
 # nodes can take longer than the controller's 5 s between health passes,
 # and a pass that sees the outage half made taints what the whole outage
 # would not. Without OPSLAB_LATER_PART, all six in order.

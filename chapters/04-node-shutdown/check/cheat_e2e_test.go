@@ -385,7 +385,7 @@ func (h *hand) waitMarked(node string) {
 // and Ready on a node other than avoid, and notes where.
 func (h *hand) waitRunning(avoid string) {
 	h.t.Helper()
-	err := wait.PollUntilContextTimeout(h.ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := labenv.WaitUntil(h.ctx, time.Minute, func(ctx context.Context) (bool, error) {
 		p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, Pod, metav1.GetOptions{})
 		if err != nil || string(p.UID) == h.uid || p.DeletionTimestamp != nil || p.Spec.NodeName == "" || p.Spec.NodeName == avoid || !podReady(p) {
 			return false, nil
@@ -418,7 +418,7 @@ func (h *hand) podState() string {
 		}
 	}
 	for _, n := range poolNodes(ctx, h.t, h.k) {
-		fmt.Fprintf(&b, "; node %s ready %v labels %v taints %v", n.Name, nodeReady(&n), n.Labels["opslab.dev/power"], n.Spec.Taints)
+		fmt.Fprintf(&b, "; node %s ready %v power %q taints %v", n.Name, nodeReady(&n), n.Labels["opslab.dev/power"], n.Spec.Taints)
 	}
 	return b.String()
 }
