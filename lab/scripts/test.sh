@@ -175,6 +175,8 @@ kill_tree() {
 }
 cleanup() {
 	status=$?
+	# A step stopped here is not a step that failed: its USR1 is ignored.
+	trap '' USR1
 	# A lane, the browser tests, the cross-builds or the memory sampler
 	# still running.
 	for pid in $(jobs -p); do kill_tree "$pid"; done
