@@ -166,15 +166,19 @@ func open(t *testing.T, ctx context.Context, u string) {
 }
 
 // waitLoaded waits until the page in ctx is loaded and its script has run.
-// A poll that starts while the browser swaps the old page's JavaScript
+func waitLoaded(ctx context.Context) error {
+	return pollPage(ctx, `document.readyState === "complete" && !document.getElementById("opslab-theme-toggle").hidden`)
+}
+
+// pollPage waits up to ten seconds until js is true in the page in ctx. A
+// poll that starts while the browser swaps the old page's JavaScript
 // context for the new one's is told "Cannot find context with specified
 // id": the browser's race, not the page's, which a busy machine makes
 // likelier; the poll is asked again then, up to three times.
-func waitLoaded(ctx context.Context) error {
+func pollPage(ctx context.Context, js string) error {
 	var err error
 	for range 3 {
-		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.getElementById("opslab-theme-toggle").hidden`,
-			chromedp.WithPollingTimeout(10*time.Second)))
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second)))
 		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
 			return err
 		}
@@ -194,7 +198,7 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 
 func poll(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+	if err := pollPage(ctx, js); err != nil {
 		t.Fatalf("waiting until %s (%s): %v", what, js, err)
 	}
 }

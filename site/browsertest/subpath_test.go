@@ -100,7 +100,9 @@ func TestSubPath(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("opslab-search-input"), word)); err != nil {
 			t.Fatal(err)
 		}
-		poll(t, ctx, "search shows results for "+word, `document.querySelectorAll("#opslab-search-list a").length > 0`)
+		// The list shows the results for the whole word: typed slowly, the
+		// search runs on its first letters too.
+		poll(t, ctx, "search shows results for "+word, fmt.Sprintf(`document.querySelectorAll("#opslab-search-list a").length > 0 && document.getElementById("opslab-search-status").textContent.includes(%q)`, "“"+word+"”"))
 		for _, h := range eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#opslab-search-list a"), a => a.href)`) {
 			if !strings.HasPrefix(h, base+"chapters/") {
 				t.Errorf("search for %q links %s, want a page under %schapters/", word, h, base)
@@ -112,6 +114,8 @@ func TestSubPath(t *testing.T) {
 	// The console watch is not blind: a page that names a stylesheet by an
 	// absolute path is seen failing under the prefix.
 	t.Run("an absolute path fails here", func(t *testing.T) {
+		// Its page's messages are this test's, whether it passes or not.
+		defer con.take()
 		const html = `<!DOCTYPE html><html lang="en"><head><title>absolute</title><link rel="stylesheet" href="/_assets/site.css"></head><body></body></html>`
 		if err := os.WriteFile(filepath.Join(out, "absolute.html"), []byte(html), 0o644); err != nil {
 			t.Fatal(err)
