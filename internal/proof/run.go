@@ -199,7 +199,7 @@ func (r *Runner) goTest(ctx context.Context, mod, pattern, overlay string, tags,
 	args = append(args, pattern)
 	cmd := exec.CommandContext(ctx, r.goCmd(), args...)
 	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+goFlags(), "GOWORK=off")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -294,4 +294,11 @@ func RunPattern(tests []string) string {
 		b = append(b, "^("+strings.Join(names, "|")+")$")
 	}
 	return strings.Join(b, "/")
+}
+
+// goFlags is the GOFLAGS of the go commands the proofs run: the caller's
+// (make test's -trimpath, so a plant's build shares the cache with go test
+// ./...) and -mod=readonly, so a plant never edits go.mod or go.sum.
+func goFlags() string {
+	return strings.TrimSpace(os.Getenv("GOFLAGS") + " -mod=readonly")
 }

@@ -196,7 +196,7 @@ func (k *Keyer) list(ctx context.Context, mod, tags string, dirs []string) ([]li
 	}
 	cmd := exec.CommandContext(ctx, k.goCmd(), args...)
 	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+goFlags(), "GOWORK=off")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

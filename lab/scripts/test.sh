@@ -53,6 +53,11 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
 cd "$OPSLAB_ROOT"
 "$OPSLAB_ROOT/lab/scripts/require-go.sh"
+# Built with -trimpath, a package leaves its checkout's path out of the
+# build cache's keys, so a fresh clone reuses what another clone compiled,
+# and go test's results of the tests that read no file: go vet and go test
+# of a second clone took 115 CPU-seconds with it, 175 without.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 
 start=$SECONDS
 # Each step says when it starts, in seconds since make test began, so a
