@@ -100,15 +100,18 @@ timed() {
 }
 
 # sample_memory writes, every 3 s, the resident memory of each kwokctl
-# cluster's processes (their command lines name ~/.kwok/clusters/NAME/).
+# cluster's processes and the CPU seconds they have used so far, make
+# test's clusters and the class's (their command lines name
+# ~/.kwok/clusters/NAME/ or the class's kwok/clusters/NAME/).
 sample_memory() {
 	while sleep 3; do
-		ps -eo rss=,args= | awk -v now="$(date +%s%3N)" '
-			match($0, /\.kwok\/clusters\/[^\/ ]+/) {
-				name = substr($0, RSTART + 15, RLENGTH - 15)
+		ps -eo rss=,cputimes=,args= | awk -v now="$(date +%s%3N)" '
+			match($0, /kwok\/clusters\/[^\/ ]+/) {
+				name = substr($0, RSTART + 14, RLENGTH - 14)
 				mb[name] += $1 / 1024
+				cpu[name] += $2
 			}
-			END { for (n in mb) printf "%s\t%s\t%.1f\n", now, n, mb[n] }' >>"$memory_tsv"
+			END { for (n in mb) printf "%s\t%s\t%.1f\t%d\n", now, n, mb[n], cpu[n] }' >>"$memory_tsv"
 	done
 }
 

@@ -1,6 +1,6 @@
 // Timings prints make test's timetable: every step and lane it ran, when it
-// started and ended, its wall and CPU seconds, and the peak memory of the
-// lab clusters, so every run shows where its time went. It reads what
+// started and ended, its wall and CPU seconds, and the peak memory and CPU
+// of the lab clusters, so every run shows where its time went. It reads what
 // lab/scripts/test.sh recorded and writes the same as JSON.
 //
 // Usage:
@@ -10,7 +10,8 @@
 // STEPS.tsv has a line per step, tab-separated: lane, step, start and end
 // (Unix milliseconds), CPU seconds of the step and its children, exit
 // status. MEMORY.tsv has a line per sample: Unix milliseconds, cluster,
-// resident megabytes of its processes. Either may be empty or missing.
+// resident megabytes of its processes and, in a fourth field, the CPU
+// seconds they have used so far. Either file may be empty or missing.
 package main
 
 import (
@@ -46,6 +47,11 @@ type Timings struct {
 	// PeakMB is each cluster's largest resident memory seen, and "all" the
 	// largest sum over the clusters up at one time.
 	PeakMB map[string]float64 `json:"peak_mb"`
+	// ClusterCPU is each cluster's CPU seconds, the last sum seen over its
+	// processes (sampled every few seconds: a few seconds' worth short), and
+	// "all" their sum. Its processes are not make test's children: the
+	// steps' CPU leaves them out.
+	ClusterCPU map[string]float64 `json:"cluster_cpu_s,omitempty"`
 }
 
 func main() {
@@ -59,11 +65,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	peak, err := readMemory(os.Args[2])
+	peak, cpu, err := readMemory(os.Args[2])
 	if err != nil {
 		log.Fatal(err)
 	}
 	t := timetable(steps, peak)
+	t.ClusterCPU = cpu
 	printTable(os.Stdout, t)
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
@@ -82,9 +89,9 @@ type rawStep struct {
 	status     int
 }
 
-// lines returns the tab-separated fields of each non-empty line of a file;
-// a missing file has none.
-func lines(name string, fields int) ([][]string, error) {
+// lines returns the tab-separated fields of each non-empty line of a file,
+// fields or, when more is set, one more; a missing file has none.
+func lines(name string, fields int, more bool) ([][]string, error) {
 	f, err := os.Open(name)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -100,7 +107,7 @@ func lines(name string, fields int) ([][]string, error) {
 			continue
 		}
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != fields {
+		if len(f) != fields && !(more && len(f) == fields+1) {
 			return nil, fmt.Errorf("%s:%d: %d fields, want %d", name, n, len(f), fields)
 		}
 		out = append(out, f)
@@ -109,7 +116,7 @@ func lines(name string, fields int) ([][]string, error) {
 }
 
 func readSteps(name string) ([]rawStep, error) {
-	ls, err := lines(name, 6)
+	ls, err := lines(name, 6, false)
 	if err != nil {
 		return nil, err
 	}
@@ -132,26 +139,45 @@ func readSteps(name string) ([]rawStep, error) {
 }
 
 // readMemory returns each cluster's peak resident megabytes, and under
-// "all" the peak of their sum at one sample time.
-func readMemory(name string) (map[string]float64, error) {
-	ls, err := lines(name, 3)
+// "all" the peak of their sum at one sample time; and each cluster's CPU
+// seconds, the largest seen, and under "all" their sum (nil when no line
+// has them).
+func readMemory(name string) (peak, cpu map[string]float64, err error) {
+	ls, err := lines(name, 3, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	peak := map[string]float64{}
+	peak = map[string]float64{}
 	sum := map[string]float64{}
 	for _, f := range ls {
 		mb, err := strconv.ParseFloat(f[2], 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, nil, fmt.Errorf("%s: %v", name, err)
 		}
 		peak[f[1]] = max(peak[f[1]], mb)
 		sum[f[0]] += mb
+		if len(f) == 4 {
+			s, err := strconv.ParseFloat(f[3], 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %v", name, err)
+			}
+			if cpu == nil {
+				cpu = map[string]float64{}
+			}
+			cpu[f[1]] = max(cpu[f[1]], s)
+		}
 	}
 	for _, mb := range sum {
 		peak["all"] = max(peak["all"], mb)
 	}
-	return peak, nil
+	if cpu != nil {
+		all := 0.0
+		for _, s := range cpu {
+			all += s
+		}
+		cpu["all"] = all
+	}
+	return peak, cpu, nil
 }
 
 func timetable(raw []rawStep, peak map[string]float64) Timings {
@@ -193,17 +219,26 @@ func printTable(w io.Writer, t Timings) {
 	tw.Flush()
 	fmt.Fprintf(w, "in all: %.0f s of wall time, %.0f s of CPU in the steps\n", t.Wall, t.CPU)
 	if len(t.PeakMB) > 0 {
-		names := make([]string, 0, len(t.PeakMB))
-		for n := range t.PeakMB {
-			if n != "all" {
-				names = append(names, n)
-			}
-		}
-		slices.Sort(names)
-		var parts []string
-		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("%s %.0f MB", n, t.PeakMB[n]))
-		}
-		fmt.Fprintf(w, "the lab clusters' peak resident memory: %s; all at once %.0f MB\n", strings.Join(parts, ", "), t.PeakMB["all"])
+		fmt.Fprintf(w, "the lab clusters' peak resident memory: %s; all at once %.0f MB\n", perCluster(t.PeakMB, "%s %.0f MB"), t.PeakMB["all"])
 	}
+	if len(t.ClusterCPU) > 0 {
+		fmt.Fprintf(w, "the lab clusters' CPU (their processes, not make test's children): %s; all %.0f s\n", perCluster(t.ClusterCPU, "%s %.0f s"), t.ClusterCPU["all"])
+	}
+}
+
+// perCluster lists m's clusters by name, each with its value in format,
+// "all" left out.
+func perCluster(m map[string]float64, format string) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		if n != "all" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf(format, n, m[n]))
+	}
+	return strings.Join(parts, ", ")
 }

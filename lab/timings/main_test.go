@@ -28,14 +28,15 @@ func TestTimetable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peak, err := readMemory(write(t, "mem.tsv", ""+
-		"1000\topslab-test\t500\n"+
-		"1000\topslab-test-4\t400\n"+
-		"3000\topslab-test\t700\n"))
+	peak, cpu, err := readMemory(write(t, "mem.tsv", ""+
+		"1000\topslab-test\t500\t12.5\n"+
+		"1000\topslab-test-4\t400\t3\n"+
+		"3000\topslab-test\t700\t20\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := timetable(steps, peak)
+	got.ClusterCPU = cpu
 	want := Timings{
 		Wall: 99, CPU: 118.75,
 		Steps: []Step{
@@ -43,17 +44,27 @@ func TestTimetable(t *testing.T) {
 			{Lane: "main", Name: "lab binaries", Start: 60, End: 70, Wall: 10, CPU: 3.25, Status: 1},
 			{Lane: "02-taints", Name: "chapter 2: e2e", Start: 69, End: 99, Wall: 30, CPU: 20},
 		},
-		PeakMB: map[string]float64{"opslab-test": 700, "opslab-test-4": 400, "all": 900},
+		PeakMB:     map[string]float64{"opslab-test": 700, "opslab-test-4": 400, "all": 900},
+		ClusterCPU: map[string]float64{"opslab-test": 20, "opslab-test-4": 3, "all": 23},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("timetable (-want +got):\n%s", diff)
 	}
 	var b strings.Builder
 	printTable(&b, got)
-	for _, s := range []string{"exit 1", "in all: 99 s of wall time, 119 s of CPU", "all at once 900 MB"} {
+	for _, s := range []string{"exit 1", "in all: 99 s of wall time, 119 s of CPU", "all at once 900 MB", "opslab-test 20 s, opslab-test-4 3 s; all 23 s"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("the printed table lacks %q:\n%s", s, b.String())
 		}
+	}
+}
+
+// A sampler without the CPU field (three fields a line) still gives the
+// peak memory, and no CPU.
+func TestMemoryWithoutCPU(t *testing.T) {
+	peak, cpu, err := readMemory(write(t, "mem.tsv", "1000\topslab-test\t500\n"))
+	if err != nil || peak["opslab-test"] != 500 || cpu != nil {
+		t.Errorf("readMemory = %v, %v, %v; want opslab-test 500 MB, no CPU", peak, cpu, err)
 	}
 }
 
