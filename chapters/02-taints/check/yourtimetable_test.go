@@ -66,3 +66,39 @@ func TestCheckMyTimetable(t *testing.T) {
 		})
 	}
 }
+
+// A pod the taint eviction controller removed after the recording (session,
+// 600 s after step 5's taint) leaves the recorded timetable right: its line
+// is not compared. Removed by anyone else, before the recording, or with no
+// log to say who, it is.
+func TestCheckMyTimetableAfterALeave(t *testing.T) {
+	pods := []corev1.Pod{
+		*withTolerations(pod("queue", "taints-2", 1), notReady, unreach),
+		*pod("agent", "taints-2", 1, tol(MaintKey, nil)),
+		*pod("db-0", "taints-3", 1, tol(LinkKey, s(900))),
+	}
+	const link = "opslab.dev/link-down:NoExecute"
+	recorded := myTimetable(link, "agent now\nqueue now\nsession after 600s\ndb-0 after 900s\n")
+	placed := cat(placedBy("queue", 1), placedBy("agent", 1), placedBy("session", 1), placedBy("db-0", 1))
+	write := req(learner, "create", "configmaps", MyTimetable, 100)
+	cases := []struct {
+		name, reason string
+		lab          lab
+		pass         bool
+		message      string
+	}{
+		{"left_after", "the controller removed session after the recording",
+			logLab(append(placed, write, req(taintCtl, "delete", "pods", "session", 200))...), true, "line for line (3 pods)"},
+		{"left_before", "session was gone when the learner recorded it: the line is wrong",
+			logLab(append(placed, req(taintCtl, "delete", "pods", "session", 50), write)...), false, `line 3 of your timetable is "session after 600s"`},
+		{"deleted_by_learner", "a learner's delete is not the lab going on",
+			logLab(append(placed, write, req(learner, "delete", "pods", "session", 200))...), false, `line 3 of your timetable is "session after 600s"`},
+		{"no_log", "without a log nobody can say who removed session",
+			apiLab(), false, `line 3 of your timetable is "session after 600s"`},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			expect(t, judgeMyTimetable(tt.lab, recorded, pods), tt.pass, tt.message, "", tt.reason)
+		})
+	}
+}
