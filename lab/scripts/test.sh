@@ -529,11 +529,12 @@ rm -f .artifacts/lane-*.ok .artifacts/lane-*.settled .artifacts/lane-*.end
 # part is its two outages of all 150 nodes: beside the lanes, even at -10,
 # switching them once took 8 s, past the controller's next health pass,
 # which then saw half an outage, and once the lanes alone had settled, 4.5 s.
-# (The priority helps less than it says: kwokctl starts each process of a
-# cluster in a session of its own, and with the kernel's autogroups each
-# session shares the CPU as one group at its own nice, 0.) Where make test
-# may not raise a priority (not root), both parts wait until the machine
-# has settled.
+# A process's nice weighs only inside its session where the kernel groups
+# sessions for the CPU (kernel.sched_autogroup_enabled), and kwokctl starts
+# each process of a cluster in a session of its own, each such group at
+# nice 0: so the priority is set on the scale cluster's groups too
+# (boost_sessions). Where make test may not raise a priority (not root),
+# both parts wait until the machine has settled.
 settled() {
 	local dir
 	[ -z "${1:-}" ] || [ -z "${browser_pid:-}" ] || [ -e .artifacts/browser.done ] || return 1
@@ -544,6 +545,19 @@ settled() {
 		[ -e ".artifacts/lane-$(basename "$dir").settled" ] || return 1
 	done
 	return 0
+}
+# boost_sessions CLUSTER NICE: every 2 s, until killed, sets the nice of
+# the autogroup of each process of kwokctl cluster CLUSTER (one session, so
+# one group, each) to NICE, where the kernel has autogroups.
+boost_sessions() {
+	local pid
+	[ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] || return 0
+	while :; do
+		for pid in $(pgrep -f -- "/.kwok/clusters/$1/"); do
+			echo "$2" >"/proc/$pid/autogroup" 2>/dev/null || true
+		done
+		sleep 2
+	done
 }
 # first_priority prints the nice command that runs a command ten steps of
 # priority above make test, or nothing when make test may not.
@@ -566,6 +580,11 @@ later_lane() {
 	use_cluster "${cluster_of[$dir]}"
 	step "chapter $n: the checks of its lab/later.sh ($later) fail before it"
 	timed "$name" "lab/later.sh's checks fail before it" labcheck --chapter "$n" --only "$later" --expect fail || return
+	local boost=""
+	if [ -n "$prio" ]; then
+		boost_sessions "${cluster_of[$dir]}-scale" -10 &
+		boost=$!
+	fi
 	step "chapter $n: the busy part of its lab/later.sh, beside the lanes${prio:+, at priority $prio}"
 	# shellcheck disable=SC2086
 	OPSLAB_LATER_PART=busy OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run-busy.json \
@@ -575,6 +594,7 @@ later_lane() {
 	# shellcheck disable=SC2086
 	OPSLAB_LATER_PART=quiet OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run-quiet.json \
 		timed "$name" "lab/later.sh, its quiet part, once the lanes settled" $prio "$dir/lab/later.sh" || return
+	[ -z "$boost" ] || kill "$boost" 2>/dev/null || true
 	until [ -e ".artifacts/lane-$name.end" ]; do sleep 2; done
 	[ -e ".artifacts/lane-$name.ok" ] || { echo "chapter $n's lane did not pass: its checks were not judged after lab/later.sh"; return 1; }
 	step "chapter $n: every check passes after its lane and lab/later.sh"
