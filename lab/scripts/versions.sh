@@ -67,6 +67,10 @@ kwokctl_create() {
 	# (LAB_APISERVER_BIND=0.0.0.0, lab/scripts/class.sh); everything
 	# else stays on the loopback address (lab/kwokctl.yaml).
 	[ -n "${LAB_APISERVER_BIND:-}" ] && more+=("--extra-args=kube-apiserver=bind-address=$LAB_APISERVER_BIND")
+	# LAB_ETCD_NO_FSYNC=1 (make test's clusters, made to be thrown away):
+	# etcd writes without fsync, which waits behind every other write the
+	# machine's disk holds.
+	[ -n "${LAB_ETCD_NO_FSYNC:-}" ] && more+=("--extra-args=etcd=unsafe-no-fsync=true")
 	# kwokctl picks its components' ports by trying them, from 32767
 	# down, and knows only the clusters of its own work directory: two
 	# creations at once (make test's, a class's, another checkout's) can
