@@ -112,8 +112,8 @@ timed() {
 sample_memory() {
 	while sleep 3; do
 		ps -eo rss=,cputimes=,args= | awk -v now="$(date +%s%3N)" '
-			match($0, /kwok\/clusters\/[^\/ ]+/) {
-				name = substr($0, RSTART + 14, RLENGTH - 14)
+			match($0, /kwok\/clusters\/[^\/ ]+\/bin\//) {
+				name = substr($0, RSTART + 14, RLENGTH - 19)
 				mb[name] += $1 / 1024
 				cpu[name] += $2
 			}
@@ -565,12 +565,19 @@ settled() {
 }
 # boost_sessions CLUSTER NICE: every 2 s, until killed, sets the nice of
 # the autogroup of each process of kwokctl cluster CLUSTER (one session, so
-# one group, each) to NICE, where the kernel has autogroups.
+# one group, each) to NICE, where the kernel has autogroups. Only the
+# cluster's own programs (~/.kwok/clusters/CLUSTER/bin/...), and never one
+# in make test's own group: a first version also matched a labcheck whose
+# arguments named the cluster's audit log, and so set make test's whole
+# session, and the shell it ran in, to -10, which starved the next runs'
+# first clusters.
 boost_sessions() {
-	local pid
+	local pid own
 	[ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] || return 0
+	own=$(cut -d' ' -f1 /proc/self/autogroup)
 	while :; do
-		for pid in $(pgrep -f -- "/.kwok/clusters/$1/"); do
+		for pid in $(pgrep -f -- "^[^ ]*/\.kwok/clusters/$1/bin/"); do
+			[ "$(cut -d' ' -f1 "/proc/$pid/autogroup" 2>/dev/null)" != "$own" ] || continue
 			echo "$2" >"/proc/$pid/autogroup" 2>/dev/null || true
 		done
 		sleep 2
