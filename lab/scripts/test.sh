@@ -59,10 +59,8 @@ cd "$OPSLAB_ROOT"
 # of a second clone took 115 CPU-seconds with it, 175 without.
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 # The clusters make test starts hold nothing worth a crash: their etcd
-# writes without fsync. A cluster started with everything else at make
-# test's first second once took 93 s to create its default roles (etcd
-# "apply request took too long", 300 ms a write), and its controller
-# manager gave up on it.
+# writes without fsync, which would wait behind every other write the
+# machine's disk holds.
 export LAB_ETCD_NO_FSYNC=1
 
 start=$SECONDS
@@ -107,8 +105,9 @@ timed() {
 
 # sample_memory writes, every 3 s, the resident memory of each kwokctl
 # cluster's processes and the CPU seconds they have used so far, make
-# test's clusters and the class's (their command lines name
-# ~/.kwok/clusters/NAME/ or the class's kwok/clusters/NAME/).
+# test's clusters and the class's: the programs under ~/.kwok/clusters/
+# NAME/bin/ or the class's kwok/clusters/NAME/bin/ (not a labcheck whose
+# arguments name a cluster's audit log).
 sample_memory() {
 	while sleep 3; do
 		ps -eo rss=,cputimes=,args= | awk -v now="$(date +%s%3N)" '
@@ -244,8 +243,8 @@ more_up() {
 }
 # up NAME: cluster_up, timed; a cluster that did not start is made once
 # more, a row of its own in the timetable, its first try's logs kept in
-# .artifacts/failed-up-NAME/. (Once, of eleven made at once, a cluster's
-# nodes never became Ready, its processes idle; nothing else failed.)
+# .artifacts/failed-up-NAME/: a starved controller manager that gives up
+# waiting for its API server exits, and kwokctl does not start it again.
 up() {
 	timed clusters "cluster $1" cluster_up "$1" && return 0
 	rm -rf ".artifacts/failed-up-$1"

@@ -80,8 +80,7 @@ func leftSince(l lab) map[string]time.Time {
 	}
 	var recorded time.Time
 	for _, e := range l.log {
-		if e.Namespace == Namespace && e.Resource == "configmaps" && e.Subresource == "" && e.Name == MyTimetable && e.OK() &&
-			(e.Verb == "create" || e.Verb == "update" || e.Verb == "patch") {
+		if e.Namespace == Namespace && e.Name == MyTimetable && e.OK() && (e.Is("create", "configmaps") || e.Resource == "configmaps" && isWrite(e)) {
 			recorded = e.Received
 		}
 	}

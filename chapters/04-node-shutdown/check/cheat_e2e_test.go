@@ -388,7 +388,7 @@ func (h *hand) waitRunning(avoid string) {
 	remade := false
 	err := labenv.WaitUntil(h.ctx, time.Minute, func(ctx context.Context) (bool, error) {
 		p, err := h.k.CoreV1().Pods(Namespace).Get(ctx, Pod, metav1.GetOptions{})
-		if err == nil && h.uid == "" && !remade && markedNotReady(p, poolNodes(ctx, h.t, h.k)) {
+		if err == nil && h.uid == "" && !remade && markedNotReady(p, func() []corev1.Node { return poolNodes(ctx, h.t, h.k) }) {
 			// A case's first db-0, before the case does anything: the
 			// node lifecycle controller marked it not ready (event
 			// NodeNotReady) as the node came back from the case before,
@@ -412,18 +412,19 @@ func (h *hand) waitRunning(avoid string) {
 	}
 }
 
-// markedNotReady reports whether pod p runs, not deleting, on a node of
-// nodes that is idle, yet has been not Ready for ten seconds: what the node
-// lifecycle controller's MarkPodsNotReady leaves on a kwok node that came
-// back, where a kubelet would report the pod ready again.
-func markedNotReady(p *corev1.Pod, nodes []corev1.Node) bool {
+// markedNotReady reports whether pod p runs, not deleting, on one of the
+// pool's nodes that is idle, yet has been not Ready for ten seconds: what
+// the node lifecycle controller's MarkPodsNotReady leaves on a kwok node
+// that came back, where a kubelet would report the pod ready again. The
+// nodes are listed only for a pod in that state.
+func markedNotReady(p *corev1.Pod, pool func() []corev1.Node) bool {
 	since := readySince(p)
 	if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil || podReady(p) || since.IsZero() || time.Since(since) < 10*time.Second {
 		return false
 	}
-	for i := range nodes {
-		if nodes[i].Name == p.Spec.NodeName {
-			return idle(&nodes[i])
+	for _, n := range pool() {
+		if n.Name == p.Spec.NodeName {
+			return idle(&n)
 		}
 	}
 	return false
