@@ -80,8 +80,10 @@ testlog() { "$LAB_CACHE/testlog" "$@"; }
 # at once, so their lines interleave; each is one short append.
 steps_tsv=.artifacts/timings-steps.tsv
 memory_tsv=.artifacts/timings-memory.tsv
+machine_tsv=.artifacts/timings-machine.tsv
 : >"$steps_tsv"
 : >"$memory_tsv"
+: >"$machine_tsv"
 hz=$(getconf CLK_TCK)
 timed() {
 	local lane=$1 what=$2 t0 t1 ticks status=0 f
@@ -107,9 +109,16 @@ timed() {
 # cluster's processes and the CPU seconds they have used so far, make
 # test's clusters and the class's: the programs under ~/.kwok/clusters/
 # NAME/bin/ or the class's kwok/clusters/NAME/bin/ (not a labcheck whose
-# arguments name a cluster's audit log).
+# arguments name a cluster's audit log). Beside them, the whole machine's
+# busy and idle CPU seconds so far (/proc/stat's first line: idle and
+# iowait are idle; user, nice, system, irq, softirq and steal busy; guest
+# time is already in user's), so the timetable can say when the two
+# cores had time to spare.
 sample_memory() {
 	while sleep 3; do
+		awk -v now="$(date +%s%3N)" -v hz="$hz" 'NR == 1 {
+			for (i = 2; i <= 9; i++) if (i == 5 || i == 6) idle += $i; else busy += $i
+			printf "%s\t%.2f\t%.2f\n", now, busy / hz, idle / hz; exit }' /proc/stat >>"$machine_tsv"
 		ps -eo rss=,cputimes=,args= | awk -v now="$(date +%s%3N)" '
 			match($0, /kwok\/clusters\/[^\/ ]+\/bin\//) {
 				name = substr($0, RSTART + 14, RLENGTH - 19)
@@ -207,7 +216,7 @@ cleanup() {
 	done
 	CLASS_DIR=$class_dir lab/scripts/class.sh down >/dev/null 2>&1 || true
 	pkill -f -- "$class_dir/" 2>/dev/null || true
-	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json || true
+	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json "$machine_tsv" || true
 	if [ $status -eq 0 ]; then
 		printf '\nmake test: all passed in %ds\n' $((SECONDS - start))
 	else

@@ -5,13 +5,15 @@
 //
 // Usage:
 //
-//	timings STEPS.tsv MEMORY.tsv OUT.json
+//	timings STEPS.tsv MEMORY.tsv OUT.json [MACHINE.tsv]
 //
 // STEPS.tsv has a line per step, tab-separated: lane, step, start and end
 // (Unix milliseconds), CPU seconds of the step and its children, exit
 // status. MEMORY.tsv has a line per sample: Unix milliseconds, cluster,
 // resident megabytes of its processes and, in a fourth field, the CPU
-// seconds they have used so far. Either file may be empty or missing.
+// seconds they have used so far. MACHINE.tsv has a line per sample: Unix
+// milliseconds, and the whole machine's busy and idle CPU seconds since it
+// booted. Any file may be empty or missing.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -52,13 +55,26 @@ type Timings struct {
 	// "all" their sum. Its processes are not make test's children: the
 	// steps' CPU leaves them out.
 	ClusterCPU map[string]float64 `json:"cluster_cpu_s,omitempty"`
+	// Machine is what the whole machine's CPUs did while make test ran.
+	Machine *Machine `json:"machine,omitempty"`
+}
+
+// Machine is the whole machine's CPU time from the first step's start to
+// the last one's end, as far as the samples (every few seconds) reach: what
+// the steps, the clusters and everything else used, and what was left.
+type Machine struct {
+	Busy float64 `json:"busy_cpu_s"`
+	Idle float64 `json:"idle_cpu_s"`
+	// BusyByMinute is the busy share, in percent, of each minute since
+	// the first step began (the last one partial).
+	BusyByMinute []float64 `json:"busy_percent_by_minute"`
 }
 
 func main() {
 	log.SetPrefix("timings: ")
 	log.SetFlags(0)
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: timings STEPS.tsv MEMORY.tsv OUT.json")
+	if len(os.Args) != 4 && len(os.Args) != 5 {
+		fmt.Fprintln(os.Stderr, "usage: timings STEPS.tsv MEMORY.tsv OUT.json [MACHINE.tsv]")
 		os.Exit(2)
 	}
 	steps, err := readSteps(os.Args[1])
@@ -71,6 +87,13 @@ func main() {
 	}
 	t := timetable(steps, peak)
 	t.ClusterCPU = cpu
+	if len(os.Args) == 5 {
+		samples, err := readMachine(os.Args[4])
+		if err != nil {
+			log.Fatal(err)
+		}
+		t.Machine = machine(samples, steps)
+	}
 	printTable(os.Stdout, t)
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
@@ -180,6 +203,78 @@ func readMemory(name string) (peak, cpu map[string]float64, err error) {
 	return peak, cpu, nil
 }
 
+// A machineSample is a line of MACHINE.tsv.
+type machineSample struct {
+	at         int64 // Unix milliseconds
+	busy, idle float64
+}
+
+func readMachine(name string) ([]machineSample, error) {
+	ls, err := lines(name, 3, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []machineSample
+	for _, f := range ls {
+		var s machineSample
+		var errs [3]error
+		s.at, errs[0] = strconv.ParseInt(f[0], 10, 64)
+		s.busy, errs[1] = strconv.ParseFloat(f[1], 64)
+		s.idle, errs[2] = strconv.ParseFloat(f[2], 64)
+		for _, e := range errs {
+			if e != nil {
+				return nil, fmt.Errorf("%s: %v", name, e)
+			}
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b machineSample) int { return cmp.Compare(a.at, b.at) })
+	return out, nil
+}
+
+// machine sums the samples' CPU time from the steps' first start to their
+// last end, and by minute from that start; nil when fewer than two samples
+// fall in that span.
+func machine(samples []machineSample, raw []rawStep) *Machine {
+	if len(raw) == 0 {
+		return nil
+	}
+	first, last := raw[0].start, raw[0].end
+	for _, s := range raw {
+		first, last = min(first, s.start), max(last, s.end)
+	}
+	var in []machineSample
+	for _, s := range samples {
+		if s.at >= first && s.at <= last {
+			in = append(in, s)
+		}
+	}
+	if len(in) < 2 {
+		return nil
+	}
+	m := &Machine{Busy: in[len(in)-1].busy - in[0].busy, Idle: in[len(in)-1].idle - in[0].idle}
+	// Each minute runs from the last sample before its end (or the first
+	// sample) to the last sample before the next minute's end.
+	from := in[0]
+	for end := first + 60_000; ; end += 60_000 {
+		to := from
+		for _, s := range in {
+			if s.at <= end {
+				to = s
+			}
+		}
+		if to.at > from.at {
+			busy, idle := to.busy-from.busy, to.idle-from.idle
+			m.BusyByMinute = append(m.BusyByMinute, math.Round(100*busy/(busy+idle)))
+		}
+		from = to
+		if end >= last {
+			break
+		}
+	}
+	return m
+}
+
 func timetable(raw []rawStep, peak map[string]float64) Timings {
 	t := Timings{Steps: []Step{}, PeakMB: peak}
 	if len(raw) == 0 {
@@ -223,6 +318,14 @@ func printTable(w io.Writer, t Timings) {
 	}
 	if len(t.ClusterCPU) > 0 {
 		fmt.Fprintf(w, "the lab clusters' CPU (their processes, not make test's children): %s; all %.0f s\n", perCluster(t.ClusterCPU, "%s %.0f s"), t.ClusterCPU["all"])
+	}
+	if m := t.Machine; m != nil && m.Busy+m.Idle > 0 {
+		var pct []string
+		for _, p := range m.BusyByMinute {
+			pct = append(pct, strconv.FormatFloat(p, 'f', 0, 64))
+		}
+		fmt.Fprintf(w, "the machine's CPUs: %.0f s busy, %.0f s idle (%.0f%% busy); busy by minute, in percent: %s\n",
+			m.Busy, m.Idle, 100*m.Busy/(m.Busy+m.Idle), strings.Join(pct, " "))
 	}
 }
 

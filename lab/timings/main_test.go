@@ -75,3 +75,35 @@ func TestMalformedLine(t *testing.T) {
 		t.Errorf("readSteps = %v, want an error naming steps.tsv:1 and its 3 fields", err)
 	}
 }
+
+// The machine's CPU is counted from the first step's start to the last
+// one's end, samples outside left out, and by minute from that start.
+func TestMachine(t *testing.T) {
+	steps, err := readSteps(write(t, "steps.tsv", "main\tgo test ./...\t1000\t151000\t95.5\t0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := readMachine(write(t, "machine.tsv", ""+
+		"500\t0\t0\n"+ // before the first step: left out
+		"61000\t150\t30\n"+
+		"1000\t100\t20\n"+ // out of order: sorted
+		"121000\t170\t130\n"+
+		"151000\t230\t150\n"+
+		"200000\t999\t999\n")) // after the last step: left out
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := machine(samples, steps)
+	want := &Machine{Busy: 130, Idle: 130, BusyByMinute: []float64{83, 17, 75}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("machine (-want +got):\n%s", diff)
+	}
+	var b strings.Builder
+	printTable(&b, Timings{Machine: got})
+	if s := "the machine's CPUs: 130 s busy, 130 s idle (50% busy); busy by minute, in percent: 83 17 75"; !strings.Contains(b.String(), s) {
+		t.Errorf("the printed table lacks %q:\n%s", s, b.String())
+	}
+	if m := machine(samples[:1], steps); m != nil {
+		t.Errorf("machine with one sample = %+v, want nil", m)
+	}
+}

@@ -202,32 +202,40 @@ const textKinds = `(seen => {
 	return fresh;
 })`
 
-// pageViolations runs on the page the tab shows every rule of axeRun but
-// color-contrast on the whole page (unless colorOnly), and color-contrast on
-// the text of each kind not in seen (then adds those kinds to seen).
-// color-contrast is most of axe's time on a page, and on a source file it
-// would measure thousands of tokens of the few kinds the highlighter writes,
-// on every page again. colorOnly leaves out the other rules: a second theme
-// changes colours only (TestThemesChangeOnlyColours), so their verdicts are
-// those of the first.
-func pageViolations(t *testing.T, ctx context.Context, what string, seen map[string]bool, colorOnly bool) []string {
+// pageViolations runs on the page the tab shows, in the light theme, every
+// rule of axeRun but color-contrast on the whole page, and color-contrast
+// on the text of each kind not in seen, then again on that text in the
+// dark theme, switched in place as the theme toggle switches it; and adds
+// those kinds to seen. color-contrast is most of axe's time on a page, and
+// on a source file it would measure thousands of tokens of the few kinds
+// the highlighter writes, on every page again. The dark theme changes
+// colours only (TestThemesChangeOnlyColours), so the other rules' verdicts
+// there are the light theme's, and only contrast is measured again. seen
+// is shared by the browsers that audit at once, under mu.
+func pageViolations(t *testing.T, ctx context.Context, what string, mu *sync.Mutex, seen map[string]bool) []string {
 	t.Helper()
+	mu.Lock()
 	known := make([]string, 0, len(seen))
 	for k := range seen {
 		known = append(known, k)
 	}
+	mu.Unlock()
 	arg, _ := json.Marshal(known)
 	fresh := eval[[]string](t, ctx, textKinds+"("+string(arg)+")")
+	mu.Lock()
 	for _, k := range fresh {
 		seen[k] = true
 	}
-	var found []string
-	if !colorOnly {
-		found = runAxe(t, ctx, what, "document", `rules: {"color-contrast": {enabled: false}}`)
+	mu.Unlock()
+	found := runAxe(t, ctx, what, "document", `rules: {"color-contrast": {enabled: false}}`)
+	if len(fresh) == 0 {
+		return found
 	}
-	if len(fresh) > 0 {
-		found = append(found, runAxe(t, ctx, what, "{include: window.opslabNewText}", `runOnly: {type: "rule", values: ["color-contrast"]}`)...)
-	}
+	contrast := `runOnly: {type: "rule", values: ["color-contrast"]}`
+	found = append(found, runAxe(t, ctx, what+" (light)", "{include: window.opslabNewText}", contrast)...)
+	eval[bool](t, ctx, `document.documentElement.dataset.theme = "dark", true`)
+	found = append(found, runAxe(t, ctx, what+" (dark)", "{include: window.opslabNewText}", contrast)...)
+	eval[bool](t, ctx, `document.documentElement.dataset.theme = "light", true`)
 	return found
 }
 
@@ -259,12 +267,13 @@ func TestAxeSeesViolations(t *testing.T) {
 			t.Errorf("axe-core did not report %s; it said:\n%s", rule, got)
 		}
 	}
+	var mu sync.Mutex
 	seen := map[string]bool{}
 	for _, p := range []string{"/plain", "/plain", "/later"} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+p)); err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Join(pageViolations(t, ctx, p, seen, false), "\n")
+		got := strings.Join(pageViolations(t, ctx, p, &mu, seen), "\n")
 		if want := p == "/later"; strings.Contains(got, "axe color-contrast") != want {
 			t.Errorf("%s: axe-core reported color-contrast %v, want %v; it said:\n%s", p, !want, want, got)
 		}
@@ -278,13 +287,13 @@ func setTheme(t *testing.T, ctx context.Context, theme string) {
 }
 
 // TestAccessibility runs axe-core (WCAG 2.2 A and AA) on every page of the
-// site, in the light theme and in the dark one: in the light theme every
-// rule on the whole page, in both color-contrast on every kind of text (see
-// pageViolations). The dark theme changes colours only
-// (TestThemesChangeOnlyColours), so the rules that do not read colours give
-// the light theme's verdicts there, and running them again would double the
-// audit's CPU, which is all of it on two cores.
-// Each theme has its own browser, and the two run side by side; axe-core is
+// site: every rule on the whole page in the light theme, and color-contrast
+// on every kind of text in the light theme and the dark one (see
+// pageViolations). Each page is loaded once: the dark theme is switched in
+// place, as the toggle does; that every page's own script applies the
+// stored theme before the loop's checks is checked on each page for the
+// light theme, and for the dark one on each browser's first page.
+// Two browsers take the pages from one list, side by side; axe-core is
 // installed in every page before the page's own scripts, so the loop only
 // navigates, waits for the page's script and runs the rules.
 func TestAccessibility(t *testing.T) {
@@ -302,32 +311,53 @@ func TestAccessibility(t *testing.T) {
 		t.Fatalf("the site has %d pages", len(pages))
 	}
 	t.Logf("%d pages", len(pages))
-	for _, theme := range []string{"light", "dark"} {
-		t.Run(theme, func(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		next int
+		seen = map[string]bool{}
+	)
+	take := func() (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if next == len(pages) {
+			return "", false
+		}
+		next++
+		return pages[next-1], true
+	}
+	load := func(t *testing.T, ctx context.Context, p, theme string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+p)); err != nil {
+			t.Fatalf("loading %s: %v", p, err)
+		}
+		if err := waitLoaded(ctx); err != nil {
+			t.Fatalf("%s: the page did not finish loading (its script did not run): %v", p, err)
+		}
+		if got := eval[string](t, ctx, `document.documentElement.dataset.theme`); got != theme {
+			t.Fatalf("%s: the theme is %q, want %q", p, got, theme)
+		}
+	}
+	for i := range 2 {
+		t.Run(fmt.Sprintf("browser %d", i+1), func(t *testing.T) {
 			t.Parallel()
 			ctx := browserFor(t, 10*time.Minute)
 			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: axe}); err != nil {
 				t.Fatalf("installing axe-core: %v", err)
 			}
 			open(t, ctx, srv.URL+"/index.html")
-			setTheme(t, ctx, theme)
-			start := time.Now()
-			seen := map[string]bool{}
-			for _, p := range pages {
-				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+p)); err != nil {
-					t.Fatalf("loading %s: %v", p, err)
-				}
-				if err := waitLoaded(ctx); err != nil {
-					t.Fatalf("%s: the page did not finish loading (its script did not run): %v", p, err)
-				}
-				if got := eval[string](t, ctx, `document.documentElement.dataset.theme`); got != theme {
-					t.Fatalf("%s: the theme is %q, want %q", p, got, theme)
-				}
-				for _, v := range pageViolations(t, ctx, p+" ("+theme+")", seen, theme != "light") {
+			setTheme(t, ctx, "dark")
+			load(t, ctx, "index.html", "dark")
+			setTheme(t, ctx, "light")
+			start, n := time.Now(), 0
+			for p, ok := take(); ok; p, ok = take() {
+				load(t, ctx, p, "light")
+				for _, v := range pageViolations(t, ctx, p, &mu, seen) {
 					t.Error(v)
 				}
+				n++
 			}
-			t.Logf("%d pages in %v; %d kinds of text measured for contrast", len(pages), time.Since(start).Round(time.Millisecond), len(seen))
+			t.Logf("%d pages in %v", n, time.Since(start).Round(time.Millisecond))
 		})
 	}
+	t.Cleanup(func() { t.Logf("%d kinds of text measured for contrast", len(seen)) })
 }
