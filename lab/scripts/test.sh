@@ -39,14 +39,15 @@
 #     built, a class of three on this machine (lab/scripts/class-test.sh).
 #  5. Grading each solved cluster as the least-privileged grader, which must
 #     change nothing: the clusters at once, each as soon as its chapters
-#     (lab/later.sh included) are done.
+#     are done; a cluster with a lab/later.sh between its busy and quiet
+#     parts (the grader judges none of later's checks as passing).
 #  6. The plants that need a cluster; the site, built with the results of
 #     every suite: a proof whose test failed or did not run fails the build;
 #     each chapter's figures against the budgets of its shape.
 #  A step beside the lanes that fails stops make test at once. At the end,
 #  pass or fail, the clusters are removed and a timetable of every step and
-#  lane (start, end, wall and CPU seconds) and the clusters' peak memory is
-#  printed and written to .artifacts/timings.json.
+#  lane (start, end, wall and CPU seconds), the clusters' peak memory and
+#  CPU, and the machine's busy and idle CPU time are printed and written to .artifacts/timings.json.
 #  Results, each lane's log and screenshots are left in .artifacts/.
 #  OPSLAB_TEST_SERIAL=1 runs everything one step after another.
 set -euo pipefail
@@ -621,6 +622,18 @@ later_lane() {
 	# shellcheck disable=SC2086
 	OPSLAB_LATER_PART=busy OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run-busy.json \
 		timed "$name" "lab/later.sh, its busy part, beside the lanes" $prio "$dir/lab/later.sh" || return
+	# The lab cluster is graded now, beside the lanes still running, not
+	# after the quiet part: the grader judges none of lab/later.sh's checks
+	# as passing (they read the scale cluster, which a roster does not
+	# reach), and the quiet part waits for the grading as for the lanes.
+	until [ -e ".artifacts/lane-$name.end" ]; do sleep 2; done
+	[ -e ".artifacts/lane-$name.ok" ] || { echo "chapter $n's lane did not pass: its cluster is not graded"; return 1; }
+	step "chapter $n: grading ${cluster_of[$dir]}, its lab cluster, before the quiet part (log: .artifacts/grade-${cluster_of[$dir]}.log)"
+	if ! grade "${cluster_of[$dir]}" >".artifacts/grade-${cluster_of[$dir]}.log" 2>&1; then
+		cat ".artifacts/grade-${cluster_of[$dir]}.log"
+		echo "chapter $n: grading ${cluster_of[$dir]} failed (log above)"
+		return 1
+	fi
 	until settled all; do sleep 2; done
 	step "chapter $n: the quiet part of its lab/later.sh, once the machine has settled${prio:+, at priority $prio}"
 	# shellcheck disable=SC2086
@@ -674,7 +687,9 @@ if [ -n "${OPSLAB_TEST_SERIAL:-}" ]; then
 	(class_lane) || exit
 	for dir in "${lanes[@]}"; do ! has_later "$dir" || (later_lane "$dir") || exit; done
 	step "grading the solved clusters: as the opslab-grader service account, changing nothing"
-	for c in "${clusters[@]}"; do (grade "$c") || exit; done
+	for c in "${clusters[@]}"; do
+		waits_for_later "$c" || (grade "$c") || exit
+	done
 else
 	# The class is the longest lane (about 340 s, most of it a student
 	# solving chapter 1): its clusters are made beside the lanes' once the
@@ -729,7 +744,8 @@ else
 		exit 1
 	fi
 	# The clusters whose chapters are all done are graded now, beside any
-	# lab/later.sh; the others once it has passed.
+	# lab/later.sh; a cluster with a lab/later.sh by its later_lane, between
+	# the busy part and the quiet one (its log is later's).
 	step "grading the solved clusters: as the opslab-grader service account, changing nothing (logs: .artifacts/grade-CLUSTER.log)"
 	declare -A grade_pid
 	for c in "${clusters[@]}"; do
@@ -745,12 +761,6 @@ else
 		step "chapter $name: its lab/later.sh, its output"
 		cat ".artifacts/later-$name.log"
 		[ $status -eq 0 ] || failed+=("$name (lab/later.sh)")
-	done
-	for c in "${clusters[@]}"; do
-		waits_for_later "$c" || continue
-		[ ${#failed[@]} -eq 0 ] || break
-		grade "$c" >".artifacts/grade-$c.log" 2>&1 &
-		grade_pid[$c]=$!
 	done
 	for c in "${clusters[@]}"; do
 		[ -n "${grade_pid[$c]:-}" ] || continue
