@@ -106,18 +106,30 @@ type life struct {
 	edits   []audit.Event // changes to the pod after it (changesPod) before its deletion
 }
 
-// lifeOf reads the life of the pod named name from the lab's requests.
+// lifeOf reads the life of the pod named name from the lab's requests. The
+// log is in the order the responses were complete, and a busy API server
+// can complete a create's response after the scheduler has bound the pod
+// the create stored: what came after the create is every request received
+// after it.
 func lifeOf(log []audit.Event, name string) life {
 	l := life{name: name}
+	ofName := func(e *audit.Event) bool {
+		return e.Namespace == Namespace && e.Resource == "pods" && e.Name == name && e.OK()
+	}
+	for i := range log {
+		if e := &log[i]; ofName(e) && e.Is("create", "pods") {
+			l.created = e
+		}
+	}
+	if l.created == nil {
+		return l
+	}
 	for i := range log {
 		e := &log[i]
-		if e.Namespace != Namespace || e.Resource != "pods" || e.Name != name || !e.OK() {
+		if !ofName(e) || e == l.created || e.Received.Before(l.created.Received) {
 			continue
 		}
 		switch {
-		case e.Is("create", "pods"):
-			l = life{name: name, created: e}
-		case l.created == nil:
 		case e.Is("create", "pods/binding") && l.bound == nil:
 			l.bound = e
 		case e.Is("delete", "pods") && l.deleted == nil:

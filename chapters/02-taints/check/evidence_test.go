@@ -68,6 +68,25 @@ func TestLifeOf(t *testing.T) {
 	}
 }
 
+// A busy API server may complete a create's response after the scheduler
+// has bound the pod: the binding still belongs to the pod the create made,
+// which the scheduler placed.
+func TestLifeOfBindingCompletedFirst(t *testing.T) {
+	create := req(learner, "create", "pods", "session", 1)
+	create.Time = at(1.2)
+	bind := req(scheduler, "create", "pods/binding", "session", 1.05) // complete at 1.055
+	l := lifeOf(logLab(create, bind).log, "session")
+	if l.created == nil || l.created.Received != at(1) {
+		t.Fatalf("created = %v, want the create received at 1 s", l.created)
+	}
+	if l.bound == nil || l.bound.Received != at(1.05) {
+		t.Fatalf("bound = %v, want the scheduler's binding received at 1.05 s", l.bound)
+	}
+	if ok, why := l.placed(); !ok {
+		t.Errorf("placed() = %v %q, want placed by the scheduler", ok, why)
+	}
+}
+
 func TestWeigh(t *testing.T) {
 	withLog := logLab(req(taintCtl, "create", "events", "web.ev", 10), req(asCtl, "create", "events", "web.as", 11), req(learner, "create", "events", "web.cheat", 12))
 	future := mark("web", 10)
