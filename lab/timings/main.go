@@ -239,10 +239,7 @@ func machine(samples []machineSample, raw []rawStep) *Machine {
 	if len(raw) == 0 {
 		return nil
 	}
-	first, last := raw[0].start, raw[0].end
-	for _, s := range raw {
-		first, last = min(first, s.start), max(last, s.end)
-	}
+	first, last := span(raw)
 	var in []machineSample
 	for _, s := range samples {
 		if s.at >= first && s.at <= last {
@@ -255,14 +252,12 @@ func machine(samples []machineSample, raw []rawStep) *Machine {
 	m := &Machine{Busy: in[len(in)-1].busy - in[0].busy, Idle: in[len(in)-1].idle - in[0].idle}
 	// Each minute runs from the last sample before its end (or the first
 	// sample) to the last sample before the next minute's end.
-	from := in[0]
+	from, i := in[0], 0
 	for end := first + 60_000; ; end += 60_000 {
-		to := from
-		for _, s := range in {
-			if s.at <= end {
-				to = s
-			}
+		for i+1 < len(in) && in[i+1].at <= end {
+			i++
 		}
+		to := in[i]
 		if to.at > from.at {
 			busy, idle := to.busy-from.busy, to.idle-from.idle
 			m.BusyByMinute = append(m.BusyByMinute, math.Round(100*busy/(busy+idle)))
@@ -275,15 +270,22 @@ func machine(samples []machineSample, raw []rawStep) *Machine {
 	return m
 }
 
+// span returns the first step's start and the last one's end; raw is not
+// empty.
+func span(raw []rawStep) (first, last int64) {
+	first, last = raw[0].start, raw[0].end
+	for _, s := range raw {
+		first, last = min(first, s.start), max(last, s.end)
+	}
+	return first, last
+}
+
 func timetable(raw []rawStep, peak map[string]float64) Timings {
 	t := Timings{Steps: []Step{}, PeakMB: peak}
 	if len(raw) == 0 {
 		return t
 	}
-	first, last := raw[0].start, raw[0].end
-	for _, s := range raw {
-		first, last = min(first, s.start), max(last, s.end)
-	}
+	first, last := span(raw)
 	for _, s := range raw {
 		t.Steps = append(t.Steps, Step{
 			Lane: s.lane, Name: s.name,
