@@ -156,6 +156,45 @@ func TestCompareSecondTaintAllowance(t *testing.T) {
 	}
 }
 
+// TestCompareJudgesTheLatenessKept: a taint seen late matches when a later
+// taint of the zone's queue is seen on the model's time again (as in a live
+// run beside a busy test suite: its second taint seen 1.4 s late, its third
+// on time), for the tokens kept their schedule. The same lateness kept by
+// every later taint does not match, nor a last taint seen that late, and
+// the difference says the later ones were late too.
+func TestCompareJudgesTheLatenessKept(t *testing.T) {
+	mark := func(s float64) Mark {
+		return Mark{At: time.Duration(s * float64(time.Second)), Node: "a", Zone: "zone-a", Added: true}
+	}
+	marks := func(ss ...float64) []Mark {
+		var ms []Mark
+		for _, s := range ss {
+			ms = append(ms, mark(s))
+		}
+		return ms
+	}
+	p := Prediction{Marks: marks(0, 2, 4, 6, 8)}
+	tol := LabTolerance(time.Minute) // 1 s for the first taint, 150 ms more for each later one
+	for _, c := range []struct {
+		name string
+		seen []Mark
+		want []string
+	}{
+		{"one sighting late", marks(0, 3.4, 4, 6, 8), nil},
+		{"the lateness kept", marks(0, 3.4, 5.4, 7.4, 9.4), []string{
+			"zone-a: taint 2 put on at 3.4s, the model says 2.0s (more than 1.15s later, and so was every later one)",
+			"zone-a: taint 3 put on at 5.4s, the model says 4.0s (more than 1.3s later, and so was every later one)",
+		}},
+		{"the last taint late", marks(0, 2, 4, 6, 9.7), []string{
+			"zone-a: taint 5 put on at 9.7s, the model says 8.0s (more than 1.6s later)",
+		}},
+	} {
+		if got := p.Compare(c.seen, tol); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Compare = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 // TestCompareCountsOnce: when a zone has fewer or more taints than the
 // model says, the difference is said once, with both lists of times.
 func TestCompareCountsOnce(t *testing.T) {

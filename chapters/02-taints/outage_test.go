@@ -93,6 +93,45 @@ func TestOutageRunAllowsLateSightings(t *testing.T) {
 	}
 }
 
+// TestOutageRunForgivesOnlySightingsMadeUp holds the recorded "few"
+// experiment to the lateness Compare judges, the lateness a taint keeps:
+// its second taint (and that node's pod) seen 1.4 s later, as a live run
+// beside the whole test suite once saw it, still matches, for the third is
+// on time; the second and every later one seen 1.4 s later does not, for
+// then the tokens came late.
+func TestOutageRunForgivesOnlySightingsMadeUp(t *testing.T) {
+	same := func(r Rates) Rates { return r }
+	few := func(from, to int) []Run {
+		runs := labRuns(t)
+		i := slices.IndexFunc(runs, func(r Run) bool { return r.Experiment == "few" })
+		r := &runs[i]
+		if len(r.Marks) != 5 {
+			t.Fatalf("the recorded few experiment has %d taints, this test expects 5", len(r.Marks))
+		}
+		r.Marks, r.Evicted = slices.Clone(r.Marks), slices.Clone(r.Evicted)
+		for j := range r.Marks {
+			if j < from || j >= to {
+				continue
+			}
+			r.Marks[j].At += 1400 * time.Millisecond
+			for k := range r.Evicted {
+				if r.Evicted[k].Node == r.Marks[j].Node {
+					r.Evicted[k].At += 1400 * time.Millisecond
+				}
+			}
+		}
+		return runs[i : i+1]
+	}
+	if diffs := replay(t, few(1, 2), LabLateness, same); len(diffs) > 0 {
+		t.Errorf("the second taint seen 1.4 s late, the third on time: %v", diffs)
+	}
+	if diffs := replay(t, few(1, 5), LabLateness, same); len(diffs) == 0 {
+		t.Error("every taint from the second seen 1.4 s late matches")
+	} else {
+		t.Log(diffs)
+	}
+}
+
 // TestOutageForgivesOnlyTheWatchsEdge: in the recorded zone experiment the
 // model puts a seventh taint on zone-c at 17 s from the first health pass,
 // the moment the lab stopped watching, and the lab saw six; the comparison
