@@ -82,9 +82,11 @@ testlog() { "$LAB_CACHE/testlog" "$@"; }
 steps_tsv=.artifacts/timings-steps.tsv
 memory_tsv=.artifacts/timings-memory.tsv
 machine_tsv=.artifacts/timings-machine.tsv
+browser_tsv=.artifacts/timings-browser.tsv
 : >"$steps_tsv"
 : >"$memory_tsv"
 : >"$machine_tsv"
+: >"$browser_tsv"
 hz=$(getconf CLK_TCK)
 timed() {
 	local lane=$1 what=$2 t0 t1 ticks status=0 f
@@ -114,17 +116,20 @@ timed() {
 # busy and idle CPU seconds so far (/proc/stat's first line: idle and
 # iowait are idle; user, nice, system, irq, softirq and steal busy; guest
 # time is already in user's), so the timetable can say when the two
-# cores had time to spare.
+# cores had time to spare. And the CPU seconds of each of Chromium's
+# processes (the browser tests'), which the browser tests' step does not
+# reap, so its own CPU leaves most of them out.
 sample_memory() {
 	while sleep 3; do
 		awk -v now="$(date +%s%3N)" -v hz="$hz" 'NR == 1 {
 			for (i = 2; i <= 9; i++) if (i == 5 || i == 6) idle += $i; else busy += $i
 			printf "%s\t%.2f\t%.2f\n", now, busy / hz, idle / hz; exit }' /proc/stat >>"$machine_tsv"
-		ps -eo rss=,cputimes=,args= | awk -v now="$(date +%s%3N)" '
+		ps -eo pid=,rss=,cputimes=,args= | awk -v now="$(date +%s%3N)" -v browser="$browser_tsv" '
+			$4 ~ /^\/usr\/lib\/chromium\// { printf "%s\t%s\t%s\n", now, $1, $3 >>browser; next }
 			match($0, /kwok\/clusters\/[^\/ ]+\/bin\//) {
 				name = substr($0, RSTART + 14, RLENGTH - 19)
-				mb[name] += $1 / 1024
-				cpu[name] += $2
+				mb[name] += $2 / 1024
+				cpu[name] += $3
 			}
 			END { for (n in mb) printf "%s\t%s\t%.1f\t%d\n", now, n, mb[n], cpu[n] }' >>"$memory_tsv"
 	done
@@ -217,7 +222,7 @@ cleanup() {
 	done
 	CLASS_DIR=$class_dir lab/scripts/class.sh down >/dev/null 2>&1 || true
 	pkill -f -- "$class_dir/" 2>/dev/null || true
-	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json "$machine_tsv" || true
+	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json "$machine_tsv" "$browser_tsv" || true
 	if [ $status -eq 0 ]; then
 		printf '\nmake test: all passed in %ds\n' $((SECONDS - start))
 	else

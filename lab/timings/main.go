@@ -57,6 +57,12 @@ type Timings struct {
 	ClusterCPU map[string]float64 `json:"cluster_cpu_s,omitempty"`
 	// Machine is what the whole machine's CPUs did while make test ran.
 	Machine *Machine `json:"machine,omitempty"`
+	// BrowserCPU is the CPU seconds of Chromium's processes, the browser
+	// tests', each the largest seen while it lived (sampled every few
+	// seconds: a process that lived less is missed). The browser tests'
+	// step counts only the part its children reaped: Chromium's helpers
+	// are reparented when the browser is stopped, so most of it is not.
+	BrowserCPU float64 `json:"browser_cpu_s,omitempty"`
 }
 
 // Machine is the whole machine's CPU time from the first step's start to
@@ -73,8 +79,8 @@ type Machine struct {
 func main() {
 	log.SetPrefix("timings: ")
 	log.SetFlags(0)
-	if len(os.Args) != 4 && len(os.Args) != 5 {
-		fmt.Fprintln(os.Stderr, "usage: timings STEPS.tsv MEMORY.tsv OUT.json [MACHINE.tsv]")
+	if len(os.Args) < 4 || len(os.Args) > 6 {
+		fmt.Fprintln(os.Stderr, "usage: timings STEPS.tsv MEMORY.tsv OUT.json [MACHINE.tsv [BROWSER.tsv]]")
 		os.Exit(2)
 	}
 	steps, err := readSteps(os.Args[1])
@@ -87,12 +93,17 @@ func main() {
 	}
 	t := timetable(steps, peak)
 	t.ClusterCPU = cpu
-	if len(os.Args) == 5 {
+	if len(os.Args) >= 5 {
 		samples, err := readMachine(os.Args[4])
 		if err != nil {
 			log.Fatal(err)
 		}
 		t.Machine = machine(samples, steps)
+	}
+	if len(os.Args) == 6 {
+		if t.BrowserCPU, err = readBrowser(os.Args[5]); err != nil {
+			log.Fatal(err)
+		}
 	}
 	printTable(os.Stdout, t)
 	b, err := json.MarshalIndent(t, "", "  ")
@@ -201,6 +212,29 @@ func readMemory(name string) (peak, cpu map[string]float64, err error) {
 		cpu["all"] = all
 	}
 	return peak, cpu, nil
+}
+
+// readBrowser returns the CPU seconds of the processes BROWSER.tsv samples
+// ("unix-ms pid cpu-seconds" a line): the sum over the processes of the
+// largest each was seen at.
+func readBrowser(name string) (float64, error) {
+	ls, err := lines(name, 3, false)
+	if err != nil {
+		return 0, err
+	}
+	most := map[string]float64{}
+	for _, f := range ls {
+		s, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", name, err)
+		}
+		most[f[1]] = max(most[f[1]], s)
+	}
+	all := 0.0
+	for _, s := range most {
+		all += s
+	}
+	return all, nil
 }
 
 // A machineSample is a line of MACHINE.tsv.
@@ -320,6 +354,9 @@ func printTable(w io.Writer, t Timings) {
 	}
 	if len(t.ClusterCPU) > 0 {
 		fmt.Fprintf(w, "the lab clusters' CPU (their processes, not make test's children): %s; all %.0f s\n", perCluster(t.ClusterCPU, "%s %.0f s"), t.ClusterCPU["all"])
+	}
+	if t.BrowserCPU > 0 {
+		fmt.Fprintf(w, "Chromium's processes, the browser tests': %.0f s of CPU (the browser tests' step counts only what it reaped of them)\n", t.BrowserCPU)
 	}
 	if m := t.Machine; m != nil && m.Busy+m.Idle > 0 {
 		var pct []string

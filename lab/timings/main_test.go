@@ -107,3 +107,22 @@ func TestMachine(t *testing.T) {
 		t.Errorf("machine with one sample = %+v, want nil", m)
 	}
 }
+
+// TestBrowser: Chromium's CPU is each process's largest sample, summed
+// over the processes, so a process that ended (and is no longer sampled)
+// still counts, once.
+func TestBrowser(t *testing.T) {
+	got, err := readBrowser(write(t, "browser.tsv", ""+
+		"1000\t10\t2\n"+
+		"4000\t10\t5\n"+
+		"4000\t11\t1\n"+
+		"7000\t11\t3\n"))
+	if err != nil || got != 8 {
+		t.Errorf("readBrowser = %v, %v; want 8 (5 + 3)", got, err)
+	}
+	var b strings.Builder
+	printTable(&b, Timings{BrowserCPU: 8})
+	if want := "Chromium's processes, the browser tests': 8 s of CPU"; !strings.Contains(b.String(), want) {
+		t.Errorf("the table says:\n%s\nwant a line with %q", b.String(), want)
+	}
+}
