@@ -310,6 +310,13 @@ type Tolerance struct {
 	// Compare holds to it the lateness a mark keeps (the least of its own
 	// and every later mark's), not the mark's own.
 	Late time.Duration
+	// Shared forgives the lateness that every mark of a zone's list
+	// shares, beyond the first mark's allowance: in a live run the
+	// controller's first tainting pass after the outage can come late on
+	// a busy machine, and a bucket of burst one carries that to every
+	// later token. What stays judged is the lateness added along the list,
+	// where a rate the model has too fast shows.
+	Shared bool
 	// End is when the recording ended: a mark the model puts too close
 	// to it may be seen after it, and a mark seen that close may be
 	// predicted after it.
@@ -331,7 +338,10 @@ type Tolerance struct {
 // the next one due late too (a bucket of burst one), so a controller that
 // fell behind, or a rate the model has too fast, shows in every later
 // mark; a mark whose request or watch event alone was slow is followed by
-// marks on time again, which shows the tokens kept their schedule.
+// marks on time again, which shows the tokens kept their schedule. In a
+// live run (tol.Shared) the lateness every mark of the list shares is
+// forgiven too, beyond the first mark's allowance: the lateness added
+// along the list is what a rate decides.
 func (p Prediction) Compare(seen []Mark, tol Tolerance) []string {
 	return p.compare(seen, tol, keptLateness)
 }
@@ -396,13 +406,20 @@ func (p Prediction) compare(seen []Mark, tol Tolerance, judged func([]time.Durat
 			late[i] = g[i] - w[i]
 		}
 		kept := judged(late)
+		shared := time.Duration(0)
+		if tol.Shared && len(kept) > 0 {
+			shared = max(0, slices.Min(kept)-allowed(0)-tol.Late)
+		}
 		for i := range max(len(w), len(g)) {
 			switch {
 			case i < len(w) && i < len(g):
-				if d := late[i]; kept[i] > allowed(i)+tol.Late {
+				if d := late[i]; kept[i]-shared > allowed(i)+tol.Late {
 					also := ""
+					if shared > 0 {
+						also = fmt.Sprintf(", beyond the %s every taint was late", shared)
+					}
 					if i < len(late)-1 {
-						also = ", and so was every later one"
+						also += ", and so was every later one"
 					}
 					diffs = append(diffs, fmt.Sprintf("%s: taint %d %s at %.1fs, the model says %.1fs (more than %s later%s)",
 						k.zone, i+1, verb, g[i].Seconds(), w[i].Seconds(), allowed(i)+tol.Late, also))
@@ -512,8 +529,10 @@ const (
 	// beside the lab. A taint is never seen early for that reason, and
 	// Compare holds a taint to it only when every later taint of the zone
 	// is that late too (the tokens came late): a single slow sighting is
-	// followed by taints on time again. A wrong rate is still refuted
-	// (TestOutageReplayCatchesWrongSettings).
+	// followed by taints on time again. And a live run's replay forgives
+	// the lateness all the taints of a zone share (Tolerance.Shared), for a
+	// starved controller's first token makes every later one late. A
+	// wrong rate is still refuted (TestOutageReplayCatchesWrongSettings).
 	LabLateness = 600 * time.Millisecond
 )
 
@@ -539,12 +558,14 @@ func (o Outage) Replay(e Experiment, r Run) (Outage, []string) {
 }
 
 // ReplayWithin is Replay with late in place of LabLateness: 0 holds the
-// taints to LabTolerance's base and per-taint allowance alone.
+// taints to LabTolerance's base and per-taint allowance alone, and forgives
+// no lateness the taints share (Tolerance.Shared), as for a run recorded on
+// a quiet machine.
 func (o Outage) ReplayWithin(e Experiment, r Run, late time.Duration) (Outage, []string) {
 	o.Passes = r.Passes
 	e.Flips, e.Watch = r.Flips, r.End
 	tol := LabTolerance(r.End)
-	tol.Late = late
+	tol.Late, tol.Shared = late, late > 0
 	fit, diffs := o.Fit(e, r.Marks, tol, Shifts(-PassSlack, 0, 25*time.Millisecond))
 	return fit, append(diffs, CompareEvictions(r.Marks, r.Evicted, time.Duration(r.TolerationSeconds)*time.Second, r.End)...)
 }

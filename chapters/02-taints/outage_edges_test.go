@@ -195,6 +195,39 @@ func TestCompareJudgesTheLatenessKept(t *testing.T) {
 	}
 }
 
+// TestCompareForgivesSharedLatenessInALiveRun: in a live run (Shared) the
+// lateness every taint of the zone shares is forgiven beyond the first
+// taint's allowance (as in a live run beside the busy suite: every taint
+// of "few" seen 1.1 s late, their spacing the model's), and what is added
+// along the queue after it is still judged. A run recorded on a quiet
+// machine (not Shared) forgives nothing of it.
+func TestCompareForgivesSharedLatenessInALiveRun(t *testing.T) {
+	mark := func(s float64) Mark {
+		return Mark{At: time.Duration(s * float64(time.Second)), Node: "a", Zone: "zone-a", Added: true}
+	}
+	marks := func(ss ...float64) []Mark {
+		var ms []Mark
+		for _, s := range ss {
+			ms = append(ms, mark(s))
+		}
+		return ms
+	}
+	p := Prediction{Marks: marks(0, 2, 4, 6, 8)}
+	live, quiet := LabTolerance(time.Minute), LabTolerance(time.Minute)
+	live.Shared = true
+	late := marks(1.1, 3.1, 5.1, 7.1, 9.1)
+	if got := p.Compare(late, live); len(got) != 0 {
+		t.Errorf("every taint 1.1 s late, live: Compare = %q, want a match", got)
+	}
+	if got := p.Compare(late, quiet); len(got) == 0 {
+		t.Error("every taint 1.1 s late, quiet: Compare matches")
+	}
+	want := []string{"zone-a: taint 5 put on at 10.1s, the model says 8.0s (more than 1.6s later, beyond the 100ms every taint was late)"}
+	if got := p.Compare(marks(1.1, 3.1, 5.1, 7.1, 10.1), live); !slices.Equal(got, want) {
+		t.Errorf("the last taint 1 s later still, live: Compare = %q, want %q", got, want)
+	}
+}
+
 // TestCompareCountsOnce: when a zone has fewer or more taints than the
 // model says, the difference is said once, with both lists of times.
 func TestCompareCountsOnce(t *testing.T) {

@@ -130,6 +130,14 @@ func TestOutageRunForgivesOnlySightingsMadeUp(t *testing.T) {
 	} else {
 		t.Log(diffs)
 	}
+	// Every taint 1.4 s late, the first too: lateness they share, which a
+	// live run forgives and a quiet recording does not.
+	if diffs := replay(t, few(0, 5), LabLateness, same); len(diffs) > 0 {
+		t.Errorf("every taint seen 1.4 s late, in a live run: %v", diffs)
+	}
+	if diffs := replay(t, few(0, 5), 0, same); len(diffs) == 0 {
+		t.Error("every taint seen 1.4 s late matches with no lateness allowed")
+	}
 }
 
 // TestOutageForgivesOnlyTheWatchsEdge: in the recorded zone experiment the
