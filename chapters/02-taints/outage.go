@@ -343,22 +343,6 @@ type Tolerance struct {
 // forgiven too, beyond the first mark's allowance: the lateness added
 // along the list is what a rate decides.
 func (p Prediction) Compare(seen []Mark, tol Tolerance) []string {
-	return p.compare(seen, tol, keptLateness)
-}
-
-// keptLateness returns, for each of the first n marks, the lateness it
-// keeps: the least of late[i:].
-func keptLateness(late []time.Duration) []time.Duration {
-	kept := slices.Clone(late)
-	for i := len(kept) - 2; i >= 0; i-- {
-		kept[i] = min(kept[i], kept[i+1])
-	}
-	return kept
-}
-
-// compare is Compare with the lateness each mark is judged on given by
-// judged, from the lateness of each matched mark in order.
-func (p Prediction) compare(seen []Mark, tol Tolerance, judged func([]time.Duration) []time.Duration) []string {
 	type key struct {
 		zone  string
 		added bool
@@ -405,10 +389,11 @@ func (p Prediction) compare(seen []Mark, tol Tolerance, judged func([]time.Durat
 		for i := range late {
 			late[i] = g[i] - w[i]
 		}
-		kept := judged(late)
+		kept := keptLateness(late)
 		shared := time.Duration(0)
 		if tol.Shared && len(kept) > 0 {
-			shared = max(0, slices.Min(kept)-allowed(0)-tol.Late)
+			// kept[0] is the least lateness of the list.
+			shared = max(0, kept[0]-allowed(0)-tol.Late)
 		}
 		for i := range max(len(w), len(g)) {
 			switch {
@@ -442,6 +427,16 @@ func (p Prediction) compare(seen []Mark, tol Tolerance, judged func([]time.Durat
 		}
 	}
 	return diffs
+}
+
+// keptLateness returns, for each mark, the lateness it keeps: the least
+// of late[i:].
+func keptLateness(late []time.Duration) []time.Duration {
+	kept := slices.Clone(late)
+	for i := len(kept) - 2; i >= 0; i-- {
+		kept[i] = min(kept[i], kept[i+1])
+	}
+	return kept
 }
 
 // seconds formats times as "[0.3 2.3 4.3]" seconds.

@@ -163,29 +163,19 @@ func TestCompareSecondTaintAllowance(t *testing.T) {
 // every later taint does not match, nor a last taint seen that late, and
 // the difference says the later ones were late too.
 func TestCompareJudgesTheLatenessKept(t *testing.T) {
-	mark := func(s float64) Mark {
-		return Mark{At: time.Duration(s * float64(time.Second)), Node: "a", Zone: "zone-a", Added: true}
-	}
-	marks := func(ss ...float64) []Mark {
-		var ms []Mark
-		for _, s := range ss {
-			ms = append(ms, mark(s))
-		}
-		return ms
-	}
-	p := Prediction{Marks: marks(0, 2, 4, 6, 8)}
+	p := Prediction{Marks: zoneA(0, 2, 4, 6, 8)}
 	tol := LabTolerance(time.Minute) // 1 s for the first taint, 150 ms more for each later one
 	for _, c := range []struct {
 		name string
 		seen []Mark
 		want []string
 	}{
-		{"one sighting late", marks(0, 3.4, 4, 6, 8), nil},
-		{"the lateness kept", marks(0, 3.4, 5.4, 7.4, 9.4), []string{
+		{"one sighting late", zoneA(0, 3.4, 4, 6, 8), nil},
+		{"the lateness kept", zoneA(0, 3.4, 5.4, 7.4, 9.4), []string{
 			"zone-a: taint 2 put on at 3.4s, the model says 2.0s (more than 1.15s later, and so was every later one)",
 			"zone-a: taint 3 put on at 5.4s, the model says 4.0s (more than 1.3s later, and so was every later one)",
 		}},
-		{"the last taint late", marks(0, 2, 4, 6, 9.7), []string{
+		{"the last taint late", zoneA(0, 2, 4, 6, 9.7), []string{
 			"zone-a: taint 5 put on at 9.7s, the model says 8.0s (more than 1.6s later)",
 		}},
 	} {
@@ -202,20 +192,10 @@ func TestCompareJudgesTheLatenessKept(t *testing.T) {
 // along the queue after it is still judged. A run recorded on a quiet
 // machine (not Shared) forgives nothing of it.
 func TestCompareForgivesSharedLatenessInALiveRun(t *testing.T) {
-	mark := func(s float64) Mark {
-		return Mark{At: time.Duration(s * float64(time.Second)), Node: "a", Zone: "zone-a", Added: true}
-	}
-	marks := func(ss ...float64) []Mark {
-		var ms []Mark
-		for _, s := range ss {
-			ms = append(ms, mark(s))
-		}
-		return ms
-	}
-	p := Prediction{Marks: marks(0, 2, 4, 6, 8)}
+	p := Prediction{Marks: zoneA(0, 2, 4, 6, 8)}
 	live, quiet := LabTolerance(time.Minute), LabTolerance(time.Minute)
 	live.Shared = true
-	late := marks(1.1, 3.1, 5.1, 7.1, 9.1)
+	late := zoneA(1.1, 3.1, 5.1, 7.1, 9.1)
 	if got := p.Compare(late, live); len(got) != 0 {
 		t.Errorf("every taint 1.1 s late, live: Compare = %q, want a match", got)
 	}
@@ -223,20 +203,26 @@ func TestCompareForgivesSharedLatenessInALiveRun(t *testing.T) {
 		t.Error("every taint 1.1 s late, quiet: Compare matches")
 	}
 	want := []string{"zone-a: taint 5 put on at 10.1s, the model says 8.0s (more than 1.6s later, beyond the 100ms every taint was late)"}
-	if got := p.Compare(marks(1.1, 3.1, 5.1, 7.1, 10.1), live); !slices.Equal(got, want) {
+	if got := p.Compare(zoneA(1.1, 3.1, 5.1, 7.1, 10.1), live); !slices.Equal(got, want) {
 		t.Errorf("the last taint 1 s later still, live: Compare = %q, want %q", got, want)
 	}
+}
+
+// zoneA returns taints put on in zone-a at the given seconds.
+func zoneA(seconds ...float64) []Mark {
+	var ms []Mark
+	for _, s := range seconds {
+		ms = append(ms, Mark{At: time.Duration(s * float64(time.Second)), Node: "a", Zone: "zone-a", Added: true})
+	}
+	return ms
 }
 
 // TestCompareCountsOnce: when a zone has fewer or more taints than the
 // model says, the difference is said once, with both lists of times.
 func TestCompareCountsOnce(t *testing.T) {
 	tol := Tolerance{Base: 400 * time.Millisecond, PerTaint: 150 * time.Millisecond, End: time.Minute}
-	mark := func(s float64) Mark {
-		return Mark{At: time.Duration(s * float64(time.Second)), Node: "a", Zone: "zone-a", Added: true}
-	}
-	p := Prediction{Marks: []Mark{mark(0)}}
-	got := p.Compare([]Mark{mark(0), mark(2.3), mark(4.3)}, tol)
+	p := Prediction{Marks: zoneA(0)}
+	got := p.Compare(zoneA(0, 2.3, 4.3), tol)
 	want := []string{"zone-a: 3 taints put on, the model says 1 (seen at [0.0 2.3 4.3]; predicted at [0.0])"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Compare = %q, want %q", got, want)
