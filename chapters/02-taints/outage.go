@@ -161,12 +161,16 @@ type Outage struct {
 	// in order; the passes after the last come every MonitorPeriod. They
 	// take the place of Phase.
 	Passes []time.Duration
-	// Inside runs a tainting pass in the middle of each health pass: after
-	// the nodes are queued, before the zones are judged. Upstream the two
-	// loops run apart, so a tainting pass can fall in between; it taints at
-	// the zones' old rates, and a node it taints as the controller enters
-	// full disruption keeps its taint (see Tainter.listed).
-	Inside bool
+	// Inside runs a tainting pass in the middle of each health pass, after
+	// the failed nodes of these zones are queued and before the zones are
+	// judged; none when empty. Upstream the two loops run apart, so a
+	// tainting pass can fall in between; it taints at the zones' old rates,
+	// and a node it taints as the controller enters full disruption keeps
+	// its taint (see Tainter.listed). The health pass queues the nodes
+	// eight at a time in the order its lister returns them, which no one
+	// fixes, so such a pass may find the failed nodes of some zones queued
+	// and of others not yet: any set of zones.
+	Inside []string
 }
 
 // Shifts returns the durations from from to to, step apart.
@@ -236,8 +240,8 @@ func (o Outage) Predict(e Experiment) Prediction {
 		if at == nextMonitor {
 			queued, byZone := tr.queue(t0.Add(at), nodes)
 			changes = append(changes, queued...)
-			if o.Inside {
-				changes = append(changes, tr.TaintPass(t0.Add(at), nodes)...)
+			if len(o.Inside) > 0 {
+				changes = append(changes, tr.taintPass(t0.Add(at), nodes, o.Inside)...)
 			}
 			changes = append(changes, tr.handleDisruption(t0.Add(at), byZone)...)
 			for _, z := range o.Layout {
@@ -452,15 +456,16 @@ func seconds(ts []time.Duration) string {
 }
 
 // Fit looks for a shift of the health passes (of Phase, or of every one
-// of Passes) among shifts and an Inside setting under which the model's
-// prediction of e matches the marks seen (Compare with tol). It returns
-// the first outage that fits and no differences, or, when none fits, the
-// outage whose prediction came closest (fewest differences) and its
-// differences.
+// of Passes) among shifts and an Inside setting (no tainting pass inside a
+// health pass first, then every set of zones, the smaller first) under
+// which the model's prediction of e matches the marks seen (Compare with
+// tol). It returns the first outage that fits and no differences, or, when
+// none fits, the outage whose prediction came closest (fewest differences)
+// and its differences.
 func (o Outage) Fit(e Experiment, seen []Mark, tol Tolerance, shifts []time.Duration) (Outage, []string) {
 	var best Outage
 	var bestDiffs []string
-	for _, inside := range []bool{false, true} {
+	for _, inside := range zoneSets(o.Layout) {
 		for _, shift := range shifts {
 			try := o
 			try.Phase, try.Inside = max(o.Phase+shift, 0), inside
@@ -478,6 +483,23 @@ func (o Outage) Fit(e Experiment, seen []Mark, tol Tolerance, shifts []time.Dura
 		}
 	}
 	return best, bestDiffs
+}
+
+// zoneSets returns every set of the layout's zones, the empty one first
+// and the smaller before the larger, each in the layout's order.
+func zoneSets(l Layout) [][]string {
+	var sets [][]string
+	for mask := range 1 << len(l) {
+		var set []string
+		for i, z := range l {
+			if mask&(1<<i) != 0 {
+				set = append(set, z.Name)
+			}
+		}
+		sets = append(sets, set)
+	}
+	slices.SortStableFunc(sets, func(a, b []string) int { return len(a) - len(b) })
+	return sets
 }
 
 // A Run is one experiment as the lab saw it on a real control plane: the

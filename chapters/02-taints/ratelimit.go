@@ -1,6 +1,9 @@
 package taints
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Rates are the node lifecycle controller's settings for NoExecute tainting,
 // named after the kube-controller-manager flags that set them.
@@ -162,6 +165,12 @@ func (t *Tainter) queue(now time.Time, nodes []Node) ([]Change, map[string][]Nod
 // nodes are the nodes as they are now; a queued node that is Ready again is
 // dropped, its token spent, as upstream's Try does.
 func (t *Tainter) TaintPass(now time.Time, nodes []Node) []Change {
+	return t.taintPass(now, nodes, nil)
+}
+
+// taintPass is TaintPass in the zones of only, or in every zone when only
+// is empty.
+func (t *Tainter) taintPass(now time.Time, nodes []Node, only []string) []Change {
 	var changes []Change
 	ready := map[string]Status{}
 	for _, n := range nodes {
@@ -169,7 +178,7 @@ func (t *Tainter) TaintPass(now time.Time, nodes []Node) []Change {
 	}
 	for _, zoneName := range t.order {
 		z, ok := t.zones[zoneName]
-		if !ok {
+		if !ok || (len(only) > 0 && !slices.Contains(only, zoneName)) {
 			continue
 		}
 		for len(z.queue) > 0 && z.bucket.tryAccept(now) {
