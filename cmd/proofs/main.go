@@ -20,7 +20,10 @@
 //	-w        write each chapter's verdicts.sum from this run
 //	-chapter  only chapter N
 //	-j        plants run at once (default: the number of CPUs)
-//	-cluster  run the plants that need a cluster (tags: e2e) too
+//	-cluster  run the plants that need a cluster (tags: e2e) too; their
+//	          tests run once without a plant first, and a plant whose
+//	          tests fail there (no cluster answers) is broken, not run,
+//	          and keeps its recorded verdict
 //	-root     the repository (default: the current directory)
 //	-v        name every plant a note is about (a plant that ran and was
 //	          killed without a recorded verdict), not only their number

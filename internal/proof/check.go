@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -82,6 +83,10 @@ func Check(ctx context.Context, opts Options) ([]*Outcome, error) {
 			}
 		}
 	}
+	todo, err := unplanted(ctx, opts, todo)
+	if err != nil {
+		return nil, err
+	}
 	if err := run(ctx, opts, todo); err != nil {
 		return nil, err
 	}
@@ -96,6 +101,59 @@ func Check(ctx context.Context, opts Options) ([]*Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// unplanted runs the tests of the plants that need a cluster once without
+// a plant, one run for each package and tags, and returns the outcomes left
+// to run. A plant whose tests do not pass there is not run: a test against
+// a cluster fails when none answers too, and a kill would prove nothing. It
+// gets an unjudged Broken result, which names the tests, and keeps its
+// recorded verdict in the verdict file.
+func unplanted(ctx context.Context, opts Options, todo []*Outcome) ([]*Outcome, error) {
+	groups := map[string][]*Outcome{}
+	var order []string
+	for _, o := range todo {
+		if !o.Plant.NeedsCluster() {
+			continue
+		}
+		k := o.Plant.PkgDir() + "\x00" + strings.Join(o.Plant.Tags, ",")
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], o)
+	}
+	skip := map[*Outcome]bool{}
+	for _, k := range order {
+		group := groups[k]
+		all := *group[0].Plant
+		all.Tests = nil
+		for _, o := range group {
+			for _, t := range o.Plant.Tests {
+				if !slices.Contains(all.Tests, t) {
+					all.Tests = append(all.Tests, t)
+				}
+			}
+		}
+		failed, output, err := opts.Runner.Unplanted(ctx, &all)
+		if err != nil {
+			return nil, fmt.Errorf("plant %s, without it: %w", group[0].Plant.Path(), err)
+		}
+		for _, o := range group {
+			var bad []string
+			for _, t := range o.Plant.Tests {
+				if slices.Contains(failed, t) {
+					bad = append(bad, t)
+				}
+			}
+			if len(bad) == 0 {
+				continue
+			}
+			skip[o] = true
+			o.Result = &Result{Plant: o.Plant, Verdict: Broken, Tests: map[string]string{}, Unjudged: true, Output: output,
+				Reason: fmt.Sprintf("plant %s was not run: without it, %s did not pass either, so a kill would prove nothing; is the lab cluster up, and OPSLAB_CONTEXT its admin's context?", o.Plant.Path(), strings.Join(bad, ", "))}
+		}
+	}
+	return slices.DeleteFunc(todo, func(o *Outcome) bool { return skip[o] }), nil
 }
 
 // run runs the outcomes' plants, opts.Jobs at a time.
@@ -183,7 +241,7 @@ func writeSum(chapter string, old Sum, out []*Outcome) error {
 			continue
 		}
 		switch {
-		case o.Result != nil:
+		case o.Result != nil && !o.Result.Unjudged:
 			sum[o.Plant.Name] = Entry{o.Plant.Name, o.Key, o.Result.Verdict}
 		case o.Recorded != nil:
 			sum[o.Plant.Name] = *o.Recorded

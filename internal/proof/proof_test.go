@@ -3,6 +3,7 @@ package proof
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -391,5 +392,46 @@ func TestCheckLeavesClusterPlants(t *testing.T) {
 	}
 	if len(out) != 1 || out[0].Result != nil || out[0].Failed() || !strings.Contains(out[0].Note, "needs a cluster") {
 		t.Errorf("Check = %+v, want the plant named as needing a cluster, not run, not failed", out[0])
+	}
+}
+
+// TestCheckRunsClusterTestsUnplantedFirst: a plant whose tests need a
+// cluster is run only when they pass without it. A test against a cluster
+// also fails when none answers, and a kill then proves nothing: such a
+// plant is broken, names the tests, and keeps no verdict; a plant of the
+// same package whose tests pass unplanted runs and is killed.
+func TestCheckRunsClusterTestsUnplantedFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	dir := copyCourse(t)
+	ch := filepath.Join(dir, "chapters", "01-demo")
+	for _, name := range []string{"above-floor", "ready-only"} {
+		os.Remove(filepath.Join(ch, "plants", name+".plant"))
+	}
+	write(t, filepath.Join(ch, "cluster_test.go"), "//go:build e2e\n\npackage demo\n\nimport \"testing\"\n\nfunc TestOnCluster(t *testing.T) { t.Fatal(\"no cluster answers\") }\n")
+	plant := "claim: above-floor\nif: x\nfile: floor.go\ntests: %s\ntags: e2e\nupstream: https://example.com/\n-- old --\n\treturn healthy > floor\n-- new --\n\treturn true\n"
+	write(t, filepath.Join(ch, "plants", "no-cluster.plant"), fmt.Sprintf(plant, "TestOnCluster"))
+	write(t, filepath.Join(ch, "plants", "on-cluster.plant"), fmt.Sprintf(plant, "TestAllowed"))
+	out, err := Check(context.Background(), Options{Chapters: []string{ch}, Cluster: true, Write: true, Jobs: 2, Runner: &Runner{}, Keyer: &Keyer{Root: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*Outcome{}
+	for _, o := range out {
+		got[o.Plant.Name] = o
+	}
+	if o := got["no-cluster"]; o == nil || o.Verdict != Broken || !strings.Contains(o.Problem, "TestOnCluster did not pass either") {
+		t.Errorf("the plant whose test fails unplanted: %+v; want broken, naming TestOnCluster as failing without it", o)
+	}
+	if o := got["on-cluster"]; o == nil || o.Verdict != Killed || o.Failed() {
+		t.Errorf("the plant whose test passes unplanted: %+v; want run and killed", o)
+	}
+	sum, err := ReadSum(filepath.Join(ch, "plants", SumFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sum["no-cluster"]; ok || sum["on-cluster"].Verdict != Killed {
+		t.Errorf("verdicts.sum = %v; want on-cluster killed and no line for no-cluster", sum)
 	}
 }

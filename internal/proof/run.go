@@ -34,6 +34,9 @@ type Result struct {
 	Reason  string            // why the verdict, in a sentence, when it is not Killed
 	Output  string            // what go test printed, when the plant is broken
 	Elapsed time.Duration
+	// Unjudged: the plant was not run, for its tests did not pass without
+	// it either (Unplanted); its verdict, Broken, is not recorded.
+	Unjudged bool
 }
 
 // Killed reports whether the plant proved its claim.
@@ -153,6 +156,34 @@ func (r *Runner) Run(ctx context.Context, p *Plant) (*Result, error) {
 	return res, nil
 }
 
+// Unplanted runs plant p's tests once without the plant (-count=1) and
+// returns those that did not pass, with what go test printed. A kill means
+// something only when the tests pass unplanted: go test ./... shows that
+// for the tests that need no cluster, but a test against a cluster also
+// fails when none answers.
+func (r *Runner) Unplanted(ctx context.Context, p *Plant) ([]string, string, error) {
+	mod, err := moduleRoot(p.PkgDir())
+	if err != nil {
+		return nil, "", err
+	}
+	pkgDir, _ := filepath.Abs(p.PkgDir())
+	rel, err := filepath.Rel(mod, pkgDir)
+	if err != nil {
+		return nil, "", err
+	}
+	out, err := r.goTest(ctx, mod, "./"+filepath.ToSlash(rel), "", p.Tags, p.Tests)
+	if err != nil {
+		return nil, "", err
+	}
+	var failed []string
+	for _, t := range p.Tests {
+		if out.tests[t] != "pass" {
+			failed = append(failed, t)
+		}
+	}
+	return failed, out.output, nil
+}
+
 // moduleRoot returns the directory of the go.mod that holds dir.
 func moduleRoot(dir string) (string, error) {
 	d, err := filepath.Abs(dir)
@@ -186,13 +217,16 @@ type testRun struct {
 }
 
 // goTest runs the tests of the package pattern in module mod with the
-// overlay.
+// overlay, if there is one.
 func (r *Runner) goTest(ctx context.Context, mod, pattern, overlay string, tags, tests []string) (*testRun, error) {
 	timeout := r.Timeout
 	if timeout == 0 {
 		timeout = 3 * time.Minute
 	}
-	args := []string{"test", "-json", "-count=1", "-overlay", overlay, "-timeout", timeout.String(), "-run", RunPattern(tests)}
+	args := []string{"test", "-json", "-count=1", "-timeout", timeout.String(), "-run", RunPattern(tests)}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
