@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/retry"
 	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/yaml"
 
@@ -534,46 +533,20 @@ func NodesAsStarted(ctx context.Context, k kubernetes.Interface, l taints.Layout
 	return true, "", nil
 }
 
-// ClearStoppedTaints takes the node lifecycle controller's NoExecute taints
-// off the lab's nodes when every one of them is down, and returns the nodes
-// it took them off. The controller has stopped then: entering that state it
-// took its taints off the nodes as its health pass listed them, but a taint
-// that a tainting pass put on inside that very health pass stays (the race,
-// taints.Outage.Inside), and no later pass takes it off. An experiment that
-// starts with every node down (recovery) starts, as the model's does, with
-// none. With any node up it does nothing: the controller is running.
-func ClearStoppedTaints(ctx context.Context, k kubernetes.Interface) ([]string, error) {
+// ControllerTainted lists the lab's nodes that carry a NoExecute taint of
+// the node lifecycle controller's, not-ready or unreachable.
+func ControllerTainted(ctx context.Context, k kubernetes.Interface) ([]string, error) {
 	nodes, err := k.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: ProfileLabel + "=outage"})
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %v", err)
 	}
-	var stray []string
+	var tainted []string
 	for i := range nodes.Items {
-		n := &nodes.Items[i]
-		if kubeio.NodeReady(n) {
-			return nil, nil
-		}
-		if controllerTainted(n) {
-			stray = append(stray, n.Name)
+		if controllerTainted(&nodes.Items[i]) {
+			tainted = append(tainted, nodes.Items[i].Name)
 		}
 	}
-	for _, name := range stray {
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			n, err := k.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool {
-				return t.Effect == corev1.TaintEffectNoExecute && (t.Key == taints.KeyNotReady || t.Key == taints.KeyUnreachable)
-			})
-			_, err = k.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("take the controller's taint off node %s: %v", name, err)
-		}
-	}
-	return stray, nil
+	return tainted, nil
 }
 
 // controllerTainted reports whether n carries a NoExecute taint of the
