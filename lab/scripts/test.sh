@@ -73,7 +73,6 @@ mkdir -p .artifacts "$LAB_CACHE"
 rm -f .artifacts/*-results.json .artifacts/timings.json .artifacts/*.done
 go build -o "$LAB_CACHE/testlog" ./lab/testlog
 go build -o "$LAB_CACHE/timings" ./lab/timings
-go build -o "$LAB_CACHE/mtimes" ./lab/mtimes
 testlog() { "$LAB_CACHE/testlog" "$@"; }
 
 # timed LANE STEP CMD...: runs CMD and records, for the timetable, when it
@@ -388,25 +387,7 @@ fi
 # priority below them (nice 10; the cross-builds at 19, the lowest): they
 # are long but wait on nothing, where a lane mostly waits on its cluster
 # and its timings matter. They take the CPU the lanes leave.
-# go test reruns a package's tests only when its test binary or a file the
-# tests opened changed: a file by its absolute path, size and time. A fresh
-# clone, as every CI run is, is at a path of its own with every file written
-# anew, so it ran every test again. So go vet and go test run from one path
-# for every checkout, a link in the binaries' cache that points at this one
-# while make test holds its lock (use_go_root; where another make test holds
-# it, they run in place), and lab/mtimes first dates every tracked file, and
-# every directory, by its content. Measured with two clones, the second's
-# go test ./... but cmd/learn: 12 CPU-s against 47, 38 of 41 packages from
-# the cache (cmd/learn's tests open files in temporary directories, and
-# never come from it).
-go_root=$OPSLAB_ROOT
-use_go_root() {
-	local link=$LAB_BIN_CACHE/go-test-root
-	mkdir -p "$LAB_BIN_CACHE" && { exec 9>"$link.lock"; } 2>/dev/null || return 0
-	flock -n 9 2>/dev/null || return 0
-	ln -sfn "$OPSLAB_ROOT" "$link" && go_root=$link
-}
-vet() { (cd "$go_root" && go vet ./...); }
+vet() { go vet ./...; }
 # cmd/learn's tests build and test learners' workspaces (go vet, go test,
 # the oracle's links): the longest package by far, 100 s of the step's 585
 # in a run beside the lanes, and the last to end when started in its turn,
@@ -416,7 +397,6 @@ vet() { (cd "$go_root" && go vet ./...); }
 # tests' 40.
 unit() {
 	local learn status=0
-	cd "$go_root" || return
 	go test -timeout 40m -json ./cmd/learn | testlog .artifacts/unit-learn-results.json &
 	learn=$!
 	# shellcheck disable=SC2046
@@ -426,7 +406,7 @@ unit() {
 }
 # Modules nested in a chapter (chapter 4's comparison with the kubelet's
 # code) are outside ./... : vet and test each one in its own directory.
-nested() { (cd "$go_root/$1" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$1" | tr / -)-results.json"; }
+nested() { (cd "$1" && go vet ./... && go test -json ./...) | testlog ".artifacts/$(echo "$1" | tr / -)-results.json"; }
 # Every claim's plant, the change that makes the claim false, must make the
 # claim's tests fail: the plants whose inputs changed since the verdicts
 # each chapter's plants/verdicts.sum records run again (cmd/proofs); those
@@ -436,8 +416,6 @@ proofs() { go run ./cmd/proofs "$@"; }
 # row of its own; the plants once all have passed.
 checks() {
 	local mod dir pid pids=() status=0
-	use_go_root
-	"$LAB_CACHE/mtimes" || echo "make test: go test runs every test again (lab/mtimes failed above)"
 	step "go vet ./..."
 	timed checks "go vet ./..." vet || return
 	for mod in chapters/*/*/go.mod; do
@@ -451,7 +429,6 @@ checks() {
 	timed checks "go test ./..." unit || status=$?
 	for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
 	[ $status -eq 0 ] || return $status
-	exec 9>&- # use_go_root's lock: go test is done
 	step "proofs: the plants whose inputs changed"
 	timed checks "proofs: plants whose inputs changed" proofs
 }
