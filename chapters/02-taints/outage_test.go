@@ -248,6 +248,17 @@ func marksString(p Prediction) string {
 	return strings.Join(s, " ")
 }
 
+// everythingAtLabRates is the lab's cluster at the scale profile's rates
+// and every node failing at once.
+func everythingAtLabRates() (Outage, Experiment) {
+	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
+	var all []string
+	for _, z := range OutageLayout {
+		all = append(all, OutageLayout.First(z.Name, z.Nodes)...)
+	}
+	return o, Experiment{Flips: flips(0, False, all), Watch: 20 * time.Second}
+}
+
 // TestTaintPassInsideFullDisruptionKeepsItsTaint: when every node fails at
 // once, a tainting pass that runs while the health pass that finds every
 // zone dead is still going taints
@@ -256,12 +267,7 @@ func marksString(p Prediction) string {
 // began, and these were untainted then. Without such a pass nothing is
 // tainted at all.
 func TestTaintPassInsideFullDisruptionKeepsItsTaint(t *testing.T) {
-	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
-	var all []string
-	for _, z := range OutageLayout {
-		all = append(all, OutageLayout.First(z.Name, z.Nodes)...)
-	}
-	everything := Experiment{Flips: flips(0, False, all), Watch: 20 * time.Second}
+	o, everything := everythingAtLabRates()
 	if got := marksString(o.Predict(everything)); got != "" {
 		t.Fatalf("without a tainting pass inside the health pass, the model predicts %q, want nothing", got)
 	}
@@ -276,17 +282,12 @@ func TestTaintPassInsideFullDisruptionKeepsItsTaint(t *testing.T) {
 }
 
 // TestTaintPassInsideMidQueueTaintsSomeZones: the health pass queues the
-// failed nodes eight at a time in an order no one fixes, so a tainting
+// failed nodes with eight workers in an order no one fixes, so a tainting
 // pass inside it may find the failed nodes of one zone queued and of the
 // others not yet. It then taints one node of that zone only, and the taint
 // stays as in the whole race.
 func TestTaintPassInsideMidQueueTaintsSomeZones(t *testing.T) {
-	o := Outage{Rates: Rates{Normal: 0.5, Secondary: 0.1, LargeCluster: 50, UnhealthyThreshold: 0.55}, MonitorPeriod: 5 * time.Second, Layout: OutageLayout}
-	var all []string
-	for _, z := range OutageLayout {
-		all = append(all, OutageLayout.First(z.Name, z.Nodes)...)
-	}
-	everything := Experiment{Flips: flips(0, False, all), Watch: 20 * time.Second}
+	o, everything := everythingAtLabRates()
 	o.Inside = []string{"zone-a"}
 	p := o.Predict(everything)
 	if got, want := marksString(p), "zone-a:+0.0"; got != want {

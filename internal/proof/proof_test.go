@@ -373,6 +373,18 @@ func write(t *testing.T, f, s string) {
 	}
 }
 
+// courseWithoutPlants copies the fixture course and takes chapter 1's
+// plants out; it returns the copy and chapter 1's directory in it.
+func courseWithoutPlants(t *testing.T) (dir, chapter string) {
+	t.Helper()
+	dir = copyCourse(t)
+	chapter = filepath.Join(dir, "chapters", "01-demo")
+	for _, name := range []string{"above-floor", "ready-only"} {
+		os.Remove(filepath.Join(chapter, "plants", name+".plant"))
+	}
+	return dir, chapter
+}
+
 // TestCheckLeavesClusterPlants: a plant whose tests need a cluster (tags:
 // e2e) runs only when the check is given one; without, it is named and
 // keeps its recorded verdict, and fails nothing.
@@ -380,11 +392,7 @@ func TestCheckLeavesClusterPlants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	dir := copyCourse(t)
-	ch := filepath.Join(dir, "chapters", "01-demo")
-	for _, name := range []string{"above-floor", "ready-only"} {
-		os.Remove(filepath.Join(ch, "plants", name+".plant"))
-	}
+	dir, ch := courseWithoutPlants(t)
 	write(t, filepath.Join(ch, "plants", "on-cluster.plant"), "claim: above-floor\nif: x\nfile: floor.go\ntests: TestAllowed\ntags: e2e\nupstream: https://example.com/\n-- old --\n\treturn healthy > floor\n-- new --\n\treturn true\n")
 	out, err := Check(context.Background(), Options{Chapters: []string{ch}, Runner: &Runner{}, Keyer: &Keyer{Root: dir}})
 	if err != nil {
@@ -404,11 +412,7 @@ func TestCheckRunsClusterTestsUnplantedFirst(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test")
 	}
-	dir := copyCourse(t)
-	ch := filepath.Join(dir, "chapters", "01-demo")
-	for _, name := range []string{"above-floor", "ready-only"} {
-		os.Remove(filepath.Join(ch, "plants", name+".plant"))
-	}
+	dir, ch := courseWithoutPlants(t)
 	write(t, filepath.Join(ch, "cluster_test.go"), "//go:build e2e\n\npackage demo\n\nimport \"testing\"\n\nfunc TestOnCluster(t *testing.T) { t.Fatal(\"no cluster answers\") }\n")
 	plant := "claim: above-floor\nif: x\nfile: floor.go\ntests: %s\ntags: e2e\nupstream: https://example.com/\n-- old --\n\treturn healthy > floor\n-- new --\n\treturn true\n"
 	write(t, filepath.Join(ch, "plants", "no-cluster.plant"), fmt.Sprintf(plant, "TestOnCluster"))
