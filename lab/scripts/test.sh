@@ -70,7 +70,7 @@ start=$SECONDS
 step() { printf '\n== [%4ds] %s\n' $((SECONDS - start)) "$*"; }
 
 mkdir -p .artifacts "$LAB_CACHE"
-rm -f .artifacts/*-results.json .artifacts/timings.json .artifacts/*.done
+rm -f .artifacts/*-results.json .artifacts/timings.json .artifacts/*.done .artifacts/failed-parts.list
 go build -o "$LAB_CACHE/testlog" ./lab/testlog
 go build -o "$LAB_CACHE/timings" ./lab/timings
 testlog() { "$LAB_CACHE/testlog" "$@"; }
@@ -223,6 +223,7 @@ cleanup() {
 	CLASS_DIR=$class_dir lab/scripts/class.sh down >/dev/null 2>&1 || true
 	pkill -f -- "$class_dir/" 2>/dev/null || true
 	"$LAB_CACHE/timings" "$steps_tsv" "$memory_tsv" .artifacts/timings.json "$machine_tsv" "$browser_tsv" || true
+	[ $status -eq 0 ] || why_failed || true
 	if [ $status -eq 0 ]; then
 		printf '\nmake test: all passed in %ds\n' $((SECONDS - start))
 	else
@@ -230,6 +231,25 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# note_failed LOG: a part whose log is LOG failed. why_failed, after the
+# timetable, prints the lines of each such log that say why: CI keeps only
+# the tail of make test's output, and the timetable says where make test
+# failed, not why (the last stop's CI record showed the quiet part's exit
+# 1 and none of the experiment's differences).
+note_failed() { echo "$1" >>.artifacts/failed-parts.list; }
+why_failed() {
+	local log
+	[ -s .artifacts/failed-parts.list ] || return 0
+	printf '\nwhy make test failed: the lines that say so in the log of each part that failed (the logs are above and in .artifacts/)\n'
+	sort -u .artifacts/failed-parts.list | while read -r log; do
+		[ -f "$log" ] || continue
+		printf '  %s:\n' "$log"
+		awk '/NOT as predicted/ { block = 1; print; next }
+			block && /^    / { print; next }
+			{ block = 0 }
+			/FAIL|panic:|[Ee]rror|failed|did not|not as|want / { print }' "$log" | tail -n 30 | sed 's/^/    /'
+	done
+}
 trap 'exit 130' INT TERM
 
 sample_memory &
@@ -369,6 +389,7 @@ stop_on_failure() {
 	while read -r log; do
 		step "$log: a step beside the lanes failed"
 		cat "$log"
+		note_failed "$log"
 	done <.artifacts/failed.list
 	echo "make test: a step beside the lanes failed (its log above)" >&2
 	exit 1
@@ -760,7 +781,7 @@ else
 	wait "$clusters_pid" || status=$?
 	step "the lab binaries, the private clusters and their smoke suite: their output"
 	cat .artifacts/clusters.log
-	[ $status -eq 0 ] || { echo "make test: the lab clusters or their smoke suite failed (log above)" >&2; exit 1; }
+	[ $status -eq 0 ] || { note_failed .artifacts/clusters.log; echo "make test: the lab clusters or their smoke suite failed (log above)" >&2; exit 1; }
 	failed=()
 	for dir in "${lanes[@]}"; do
 		name=$(basename "$dir")
@@ -768,13 +789,13 @@ else
 		wait "${lane_pid[$dir]}" || status=$?
 		step "chapter $name's lane: its output"
 		cat ".artifacts/lane-$name.log"
-		[ $status -eq 0 ] || failed+=("$name")
+		[ $status -eq 0 ] || { failed+=("$name"); note_failed ".artifacts/lane-$name.log"; }
 	done
 	status=0
 	wait "$class_pid" || status=$?
 	step "the class's lane: its output"
 	cat .artifacts/lane-class.log
-	[ $status -eq 0 ] || failed+=(class)
+	[ $status -eq 0 ] || { failed+=(class); note_failed .artifacts/lane-class.log; }
 	if [ ${#failed[@]} -gt 0 ]; then
 		echo "make test: these chapters failed: ${failed[*]}" >&2
 		exit 1
@@ -796,7 +817,7 @@ else
 		wait "${later_pid[$dir]}" || status=$?
 		step "chapter $name: its lab/later.sh, its output"
 		cat ".artifacts/later-$name.log"
-		[ $status -eq 0 ] || failed+=("$name (lab/later.sh)")
+		[ $status -eq 0 ] || { failed+=("$name (lab/later.sh)"); note_failed ".artifacts/later-$name.log"; }
 	done
 	for c in "${clusters[@]}"; do
 		[ -n "${grade_pid[$c]:-}" ] || continue
@@ -804,7 +825,7 @@ else
 		wait "${grade_pid[$c]}" || status=$?
 		step "grading $c: its output"
 		cat ".artifacts/grade-$c.log"
-		[ $status -eq 0 ] || failed+=("grading $c")
+		[ $status -eq 0 ] || { failed+=("grading $c"); note_failed ".artifacts/grade-$c.log"; }
 	done
 	if [ ${#failed[@]} -gt 0 ]; then
 		echo "make test: these failed: ${failed[*]}" >&2
@@ -820,7 +841,7 @@ collect() {
 	local status=0
 	wait "$1" || status=$?
 	cat "$2"
-	[ $status -eq 0 ] || { echo "make test: $3 failed" >&2; exit 1; }
+	[ $status -eq 0 ] || { note_failed "$2"; echo "make test: $3 failed" >&2; exit 1; }
 }
 collect "${checks_pid:-}" .artifacts/checks.log "go vet, go test, the nested modules and the plants"
 collect "${browser_pid:-}" .artifacts/browser.log "the browser tests in headless Chromium"
