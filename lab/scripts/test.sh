@@ -247,7 +247,7 @@ why_failed() {
 		awk '/NOT as predicted/ { block = 1; print; next }
 			block && /^    / { print; next }
 			{ block = 0 }
-			/FAIL|panic:|[Ee]rror|failed|did not|not as|want / { print }' "$log" | tail -n 30 | sed 's/^/    /'
+			/FAIL|panic:|[Ee]rror|failed|did not|not as|want |refused/ { print }' "$log" | tail -n 30 | sed 's/^/    /'
 	done
 }
 trap 'exit 130' INT TERM
@@ -678,7 +678,7 @@ later_lane() {
 	step "chapter $n: the busy part of its lab/later.sh, beside the lanes${prio:+, at priority $prio}"
 	# shellcheck disable=SC2086
 	OPSLAB_LATER_PART=busy OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run-busy.json \
-		timed "$name" "lab/later.sh, its busy part, beside the lanes" $prio "$dir/lab/later.sh" || return
+		timed "$name" "lab/later.sh, its busy part, beside the lanes" $prio "$dir/lab/later.sh" || { refused_writes "$cluster-scale"; return 1; }
 	# The lab cluster is graded now, beside the lanes still running, not
 	# after the quiet part: the grader judges none of lab/later.sh's checks
 	# as passing (they read the scale cluster, which a roster does not
@@ -697,12 +697,30 @@ later_lane() {
 	step "chapter $n: the quiet part of its lab/later.sh, once the machine has settled${prio:+, at priority $prio}"
 	# shellcheck disable=SC2086
 	OPSLAB_LATER_PART=quiet OPSLAB_OUTAGE_RECORD=$OPSLAB_ROOT/.artifacts/outage-run-quiet.json \
-		timed "$name" "lab/later.sh, its quiet part, once the lanes settled" $prio "$dir/lab/later.sh" || return
+		timed "$name" "lab/later.sh, its quiet part, once the lanes settled" $prio "$dir/lab/later.sh" || { refused_writes "$cluster-scale"; return 1; }
 	[ -z "$boost" ] || kill "$boost" 2>/dev/null || true
 	step "chapter $n: every check passes after its lane and lab/later.sh"
 	timed "$name" "every check passes" labcheck --chapter "$n" --expect pass || return
 }
 has_later() { [ -x "$1/lab/later.sh" ]; }
+# refused_writes CLUSTER prints the last writes to nodes by the node
+# lifecycle controller that CLUSTER's API server refused, from its audit
+# log: a refused taint spends its token, and the node waits for the next
+# one (rate_limited_queue.go, Try), which the outage model does not know.
+# Run when an outage part fails, so that its log (and make test's last
+# lines, why_failed) shows whether one was.
+refused_writes() {
+	local log=$HOME/.kwok/clusters/$1/logs/audit.log
+	[ -f "$log" ] || return 0
+	grep '"username":"system:serviceaccount:kube-system:node-controller"' "$log" 2>/dev/null |
+		grep '"resource":"nodes"' | grep -E '"verb":"(patch|update)"' | grep -vE '"code":20[0-9]' |
+		awk '{ match($0, /"name":"[^"]*"/); n = substr($0, RSTART + 8, RLENGTH - 9)
+			match($0, /"code":[0-9]+/); c = substr($0, RSTART + 7, RLENGTH - 7)
+			match($0, /"stageTimestamp":"[^"]*"/); t = substr($0, RSTART + 18, RLENGTH - 19)
+			print "the API server refused the node controller'"'"'s write to node " n " at " t ", code " c }' |
+		tail -n 10 || true
+	echo "(the node controller's refused writes to nodes, from $1's audit log: the lines above, if any)"
+}
 
 # grading CLUSTER CHAPTERS [TESTS]: the grading tests (by default all of
 # them; a further cluster needs only the grading of its chapters) on one
