@@ -84,16 +84,10 @@ func (r *Runner) Run(ctx context.Context, p *Plant) (*Result, error) {
 	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
 		return nil, err
 	}
-	mod, err := moduleRoot(p.PkgDir())
+	mod, pattern, err := p.pkgPattern()
 	if err != nil {
 		return nil, err
 	}
-	pkgDir, _ := filepath.Abs(p.PkgDir())
-	rel, err := filepath.Rel(mod, pkgDir)
-	if err != nil {
-		return nil, err
-	}
-	pattern := "./" + filepath.ToSlash(rel)
 
 	// A test that panics or times out ends the test binary, and the tests
 	// after it never run: run those again, on their own, until each has
@@ -162,16 +156,11 @@ func (r *Runner) Run(ctx context.Context, p *Plant) (*Result, error) {
 // for the tests that need no cluster, but a test against a cluster also
 // fails when none answers.
 func (r *Runner) Unplanted(ctx context.Context, p *Plant) ([]string, string, error) {
-	mod, err := moduleRoot(p.PkgDir())
+	mod, pattern, err := p.pkgPattern()
 	if err != nil {
 		return nil, "", err
 	}
-	pkgDir, _ := filepath.Abs(p.PkgDir())
-	rel, err := filepath.Rel(mod, pkgDir)
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := r.goTest(ctx, mod, "./"+filepath.ToSlash(rel), "", p.Tags, p.Tests)
+	out, err := r.goTest(ctx, mod, pattern, "", p.Tags, p.Tests)
 	if err != nil {
 		return nil, "", err
 	}
@@ -182,6 +171,21 @@ func (r *Runner) Unplanted(ctx context.Context, p *Plant) ([]string, string, err
 		}
 	}
 	return failed, out.output, nil
+}
+
+// pkgPattern returns the module that holds the plant's package and the
+// package's pattern in it (./chapters/02-taints), as go test wants them.
+func (p *Plant) pkgPattern() (mod, pattern string, err error) {
+	mod, err = moduleRoot(p.PkgDir())
+	if err != nil {
+		return "", "", err
+	}
+	pkgDir, _ := filepath.Abs(p.PkgDir())
+	rel, err := filepath.Rel(mod, pkgDir)
+	if err != nil {
+		return "", "", err
+	}
+	return mod, "./" + filepath.ToSlash(rel), nil
 }
 
 // moduleRoot returns the directory of the go.mod that holds dir.

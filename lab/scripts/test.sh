@@ -710,7 +710,7 @@ has_later() { [ -x "$1/lab/later.sh" ]; }
 # Run when an outage part fails, so that its log (and make test's last
 # lines, why_failed) shows whether one was.
 refused_writes() {
-	local log=$HOME/.kwok/clusters/$1/logs/audit.log
+	local log=${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$1/logs/audit.log
 	[ -f "$log" ] || return 0
 	grep '"username":"system:serviceaccount:kube-system:node-controller"' "$log" 2>/dev/null |
 		grep '"resource":"nodes"' | grep -E '"verb":"(patch|update)"' | grep -vE '"code":20[0-9]' |
