@@ -457,7 +457,8 @@ func seconds(ts []time.Duration) string {
 
 // Fit looks for a shift of the health passes (of Phase, or of every one
 // of Passes) among shifts and an Inside setting (no tainting pass inside a
-// health pass first, then every set of zones, the smaller first) under
+// health pass first, then every set of the zones where e fails nodes, the
+// smaller first) under
 // which the model's prediction of e matches the marks seen (Compare with
 // tol). It returns the first outage that fits and no differences, or, when
 // none fits, the outage whose prediction came closest (fewest differences)
@@ -465,7 +466,7 @@ func seconds(ts []time.Duration) string {
 func (o Outage) Fit(e Experiment, seen []Mark, tol Tolerance, shifts []time.Duration) (Outage, []string) {
 	var best Outage
 	var bestDiffs []string
-	for _, inside := range zoneSets(o.Layout) {
+	for _, inside := range zoneSets(o.failing(e)) {
 		for _, shift := range shifts {
 			try := o
 			try.Phase, try.Inside = max(o.Phase+shift, 0), inside
@@ -483,6 +484,34 @@ func (o Outage) Fit(e Experiment, seen []Mark, tol Tolerance, shifts []time.Dura
 		}
 	}
 	return best, bestDiffs
+}
+
+// failing returns the zones of the layout in which e has a node down at
+// its start or switches one off. A tainting pass inside a health pass finds
+// nothing queued in the other zones, so a set of zones with one of them in
+// it predicts what the same set without it does, which Fit has tried
+// before: Fit tries the sets of these zones alone.
+func (o Outage) failing(e Experiment) Layout {
+	zoneOf := map[string]string{}
+	for _, n := range o.Layout.Nodes() {
+		zoneOf[n.Name] = n.Zone
+	}
+	down := map[string]bool{}
+	for _, n := range e.Before {
+		down[zoneOf[n]] = true
+	}
+	for _, f := range e.Flips {
+		if f.Ready != True {
+			down[zoneOf[f.Node]] = true
+		}
+	}
+	var l Layout
+	for _, z := range o.Layout {
+		if down[z.Name] {
+			l = append(l, z)
+		}
+	}
+	return l
 }
 
 // zoneSets returns every set of the layout's zones, the empty one first
