@@ -199,11 +199,21 @@ status() {
 	done
 }
 
-# remove NAME removes NAME's cluster, and stops whatever of it is still
-# running after kwokctl has deleted it.
+# remove NAME removes NAME's cluster, stops whatever of it is still
+# running after kwokctl has deleted it, and waits until it is gone:
+# kwokctl kills a cluster's processes without waiting for them (they are
+# not its children), and a reset starts the new API server on the old one's
+# port, which stays taken until the old one has exited.
 remove() {
+	local pattern="/clusters/class-$1/" i
 	OPSLAB_CLUSTER=class-$1 KUBECONFIG=$admin "$OPSLAB_ROOT/lab/scripts/lab-down.sh" >/dev/null
-	pkill -f -- "/clusters/class-$1/" 2>/dev/null || true
+	pkill -f -- "$pattern" 2>/dev/null || true
+	for i in $(seq 100); do
+		pgrep -f -- "$pattern" >/dev/null || return 0
+		[ "$i" -ne 50 ] || pkill -KILL -f -- "$pattern" 2>/dev/null || true
+		sleep 0.2
+	done
+	echo "class: cluster class-$1's processes are still running 20 s after they were killed: $(pgrep -fl -- "$pattern" | cut -c1-60 | paste -sd' ')" >&2
 }
 
 reset() {

@@ -208,6 +208,7 @@ cleanup() {
 	# A lane, the browser tests, the cross-builds or the memory sampler
 	# still running.
 	for pid in $(jobs -p); do kill_tree "$pid"; done
+	[ $status -eq 0 ] || dead_components >.artifacts/dead-components.txt 2>&1 || true
 	step "removing the test clusters and the scale cluster"
 	# Each cluster with the scale cluster chapter 2's lane made beside it
 	# (NAME-scale), if it made one.
@@ -241,6 +242,10 @@ why_failed() {
 	local log
 	[ -s .artifacts/failed-parts.list ] || return 0
 	printf '\nwhy make test failed: the lines that say so in the log of each part that failed (the logs are above and in .artifacts/)\n'
+	if [ -s .artifacts/dead-components.txt ]; then
+		printf '  %s\n' "components of make test's clusters that were no longer running when it ended:"
+		sed 's/^/    /' .artifacts/dead-components.txt
+	fi
 	sort -u .artifacts/failed-parts.list | while read -r log; do
 		[ -f "$log" ] || continue
 		printf '  %s:\n' "$log"
@@ -248,6 +253,28 @@ why_failed() {
 			block && /^    / { print; next }
 			{ block = 0 }
 			/FAIL|panic:|[Ee]rror|failed|did not|not as|want |refused/ { print }' "$log" | tail -n 30 | sed 's/^/    /'
+	done
+}
+# dead_components: each component of make test's clusters (and their
+# scale clusters) whose process is gone, with the last lines of its log. A
+# lane that lost its controller manager mid-run fails on what that
+# controller no longer does; the cluster goes with make test, and this says
+# why.
+dead_components() {
+	local c dir f pid comp log
+	for c in opslab-test "${creation_order[@]}"; do
+		for dir in "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$c" "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$c-scale"; do
+			for f in "$dir"/pids/*.pid; do
+				[ -f "$f" ] || continue
+				pid=$(cat "$f") comp=$(basename "$f" .pid)
+				# Gone, or a zombie its parent has not reaped yet.
+				case $(ps -o stat= -p "$pid" 2>/dev/null) in '' | Z*) ;; *) continue ;; esac
+				log=$dir/logs/$comp.log
+				[ -f "$log" ] || log=$dir/logs/$comp-controller.log
+				echo "cluster ${dir##*/}: $comp (pid $pid) is not running; its log ends:"
+				tail -n 4 "$log" 2>/dev/null | cut -c1-300 | sed 's/^/    /'
+			done
+		done
 	done
 }
 trap 'exit 130' INT TERM

@@ -75,21 +75,47 @@ kwokctl_create() {
 	# down, and knows only the clusters of its own work directory: two
 	# creations at once (make test's, a class's, another checkout's) can
 	# pick the same port, and the second cluster's etcd or kwok dies. One
-	# creation at a time on this machine, then.
-	# (flock -o: the cluster's processes, which kwokctl leaves running,
-	# must not inherit the lock.)
+	# creation at a time on this machine, then, and the next one only once
+	# this cluster's components listen on the ports they were given:
+	# kwokctl's --wait sees the API server answer and the processes
+	# running, and a controller manager still starting has not yet bound
+	# its port, which the next creation would find free and pick again.
+	# (The lock's descriptor is closed for kwokctl: the cluster's
+	# processes, which kwokctl leaves running, must not inherit it.)
 	local lock=${TMPDIR:-/tmp}/opslab-kwokctl-create.lock
-	flock -n "$lock" true 2>/dev/null ||
-		echo "lab: another lab cluster is being created on this machine; waiting for it (at most 5 minutes)" >&2
-	KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl \
-	flock -o -w 300 "$lock" "$LAB_BIN/kwokctl" create cluster --runtime binary "${more[@]}" \
-		--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
-		--kube-audit-policy "$OPSLAB_ROOT/lab/audit-policy.yaml" \
-		--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
-		--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
-		--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \
-		--kwok-controller-binary "$LAB_BIN/kwok" \
-		--etcd-binary "$LAB_BIN/etcd" "$@"
+	(
+		exec {fd}>>"$lock"
+		flock -n "$fd" ||
+			echo "lab: another lab cluster is being created on this machine; waiting for it (at most 5 minutes)" >&2
+		flock -w 300 "$fd" || { echo "lab: another lab cluster's creation held the machine's lock ($lock) for 5 minutes; is a kwokctl create stuck?" >&2; exit 1; }
+		KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_KUBECTL_BINARY=$LAB_BIN/kubectl \
+			"$LAB_BIN/kwokctl" create cluster --runtime binary "${more[@]}" \
+			--config "$OPSLAB_ROOT/lab/kwokctl.yaml" \
+			--kube-audit-policy "$OPSLAB_ROOT/lab/audit-policy.yaml" \
+			--kube-apiserver-binary "$LAB_BIN/kube-apiserver" \
+			--kube-controller-manager-binary "$LAB_BIN/kube-controller-manager" \
+			--kube-scheduler-binary "$LAB_BIN/kube-scheduler" \
+			--kwok-controller-binary "$LAB_BIN/kwok" \
+			--etcd-binary "$LAB_BIN/etcd" "$@" {fd}>&- || exit
+		lab_wait_ports "$name"
+	)
+}
+
+# lab_wait_ports NAME waits, at most a minute, until each of cluster NAME's
+# components accepts connections on the port its kwok.yaml gives it; a
+# port still closed after that is said, not an error (the lab's health
+# checks judge the cluster).
+lab_wait_ports() {
+	local conf=${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$1/kwok.yaml p deadline=$((SECONDS + 60))
+	for p in $(sed -n 's/^ *\(etcdPeerPort\|etcdPort\|kubeApiserverPort\|kubeControllerManagerPort\|kubeSchedulerPort\|kwokControllerPort\): *\([0-9][0-9]*\)$/\2/p' "$conf" 2>/dev/null); do
+		until (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do
+			if [ $SECONDS -ge $deadline ]; then
+				echo "lab: a component of cluster $1 does not listen on its port $p after a minute" >&2
+				return 0
+			fi
+			sleep 0.2
+		done
+	done
 }
 
 # kubectl_advice says, on stderr, when the kubectl a learner's shell runs is
