@@ -19,9 +19,11 @@ import (
 	"time"
 
 	taints "github.com/opslab/opslab/chapters/02-taints"
+	"github.com/opslab/opslab/chapters/02-taints/check"
 	"github.com/opslab/opslab/chapters/02-taints/kube"
 	"github.com/opslab/opslab/internal/cmdshell"
 	"github.com/opslab/opslab/internal/kubeio"
+	"github.com/opslab/opslab/labcheck/audit"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -188,6 +190,13 @@ func outage(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, describeSettings(model))
+	if path, err := audit.Locate(o.context); err != nil {
+		fmt.Fprintf(stdout, "the times compared are when the lab's watch saw each change: %v\n", err)
+	} else if lab.audit, err = audit.Read(path); err != nil {
+		return fmt.Errorf("cannot read the scale cluster's audit log: %v", err)
+	} else {
+		fmt.Fprintln(stdout, "the times compared are when the API server received the write that made each change, from the scale cluster's audit log")
+	}
 	var records []record
 	failed := 0
 	for _, e := range o.experiments {
@@ -388,6 +397,9 @@ type lab struct {
 	ctrl    kube.Controller
 	model   taints.Outage
 	out     io.Writer
+	// audit is the scale cluster's audit log, nil when it is not on this
+	// machine: then the times compared are the watch's.
+	audit *audit.Log
 }
 
 // prepare brings the cluster to an experiment's start (populate), then
@@ -538,6 +550,7 @@ func (l *lab) experiment(ctx context.Context, e taints.Experiment) (record, erro
 	if err != nil {
 		return record{}, err
 	}
+	started := time.Now().Add(-rec.Since()) // when the recording's times count from
 	pass, err := l.nextPass(ctx)
 	if err != nil {
 		rec.Stop()
@@ -567,6 +580,26 @@ func (l *lab) experiment(ctx context.Context, e taints.Experiment) (record, erro
 		return record{}, err
 	}
 	seen := rec.Stop()
+	if l.audit != nil {
+		if err := l.audit.Refresh(); err != nil {
+			return record{}, fmt.Errorf("cannot read the scale cluster's audit log: %v", err)
+		}
+		var found int
+		total := len(seen.Flips) + len(seen.Marks) + len(seen.Evicted)
+		watched := seen.Marks
+		seen, found = check.AtRequests(l.audit.Events, m.Layout, started, seen)
+		if found < total {
+			fmt.Fprintf(w, "  the audit log holds the writes of %d of the %d changes seen; the others keep the time the watch saw them\n", found, total)
+		}
+		if len(watched) > 0 {
+			var delays []time.Duration
+			for i := range watched {
+				delays = append(delays, watched[i].At-seen.Marks[i].At)
+			}
+			slices.Sort(delays)
+			fmt.Fprintf(w, "  the watch saw the taints %.2fs after their writes arrived (median; at most %.2fs)\n", delays[len(delays)/2].Seconds(), delays[len(delays)-1].Seconds())
+		}
+	}
 	run := taints.Run{
 		Experiment: e.Name, Rates: m.Rates, MonitorPeriod: m.MonitorPeriod,
 		TolerationSeconds: kube.OutageTolerationSeconds,
