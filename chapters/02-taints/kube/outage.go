@@ -218,9 +218,19 @@ func OutageNode(n taints.Node) *corev1.Node {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        n.Name,
 			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+			// The operating system and architecture labels, each under its
+			// name and its beta name, as a kubelet registers its node: a
+			// node with only the first of a pair gets the other from the
+			// node lifecycle controller, a write each, and 150 of those
+			// queue before its taints in its client, which
+			// kube-controller-manager holds to 20 requests a second by
+			// default (--kube-api-qps).
 			Labels: map[string]string{
 				"kubernetes.io/hostname":        n.Name,
 				"kubernetes.io/os":              "linux",
+				"kubernetes.io/arch":            "amd64",
+				"beta.kubernetes.io/arch":       "amd64",
+				"beta.kubernetes.io/os":         "linux",
 				"type":                          "kwok",
 				"topology.kubernetes.io/region": "lab",
 				"topology.kubernetes.io/zone":   n.Zone,

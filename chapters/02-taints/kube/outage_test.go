@@ -69,3 +69,32 @@ func TestParseMetrics(t *testing.T) {
 		t.Errorf("Tainted = %v", m.Tainted)
 	}
 }
+
+// TestOutageNodeAsAKubeletRegistersIt: the lab's nodes carry the
+// operating system and architecture labels under both their names, with
+// the same values, as a kubelet's first Node has them (upstream
+// pkg/kubelet/kubelet_node_status.go, initialNode), so the node lifecycle
+// controller's label reconciliation (node_lifecycle_controller.go,
+// labelReconcileInfo and reconcileNodeLabels) has nothing to write: with
+// one label of a pair missing it writes every node once, and those writes
+// wait, with its taints, for its client's 20 requests a second.
+func TestOutageNodeAsAKubeletRegistersIt(t *testing.T) {
+	pairs := [][2]string{
+		{"kubernetes.io/os", "beta.kubernetes.io/os"},
+		{"kubernetes.io/arch", "beta.kubernetes.io/arch"},
+	}
+	for _, n := range taints.OutageLayout.Nodes() {
+		labels := OutageNode(n).Labels
+		for _, p := range pairs {
+			primary, ok := labels[p[0]]
+			if !ok {
+				t.Fatalf("node %s has no %s label, which a kubelet sets", n.Name, p[0])
+			}
+			// What reconcileNodeLabels would write: the secondary label,
+			// missing or with another value than the primary's.
+			if secondary, ok := labels[p[1]]; !ok || secondary != primary {
+				t.Fatalf("node %s has %s=%q and %s=%q: the node lifecycle controller would write %s=%q", n.Name, p[0], primary, p[1], secondary, p[1], primary)
+			}
+		}
+	}
+}
