@@ -42,5 +42,8 @@
 // same colours; TestDemos runs it on each demo running, in both themes.
 // axe-core is read once from the npm registry (its checksum pinned in
 // axe_test.go) and kept under .cache/ at the repository root;
-// TestAxeSeesViolations shows the check is not blind.
+// TestAxeSeesViolations shows the check is not blind. With
+// $OPSLAB_AXE_CACHE set (make test sets it), a page whose HTML, the site
+// files it loads, axe-core, Chromium and the audit's code are as when it
+// last passed is not audited again (TestAxeVerdictKeys).
 package browsertest
