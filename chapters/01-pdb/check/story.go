@@ -94,8 +94,11 @@ type story struct {
 	Refused  []audit.Event        // a person's evictions of ledger pods refused (429) since Cordoned
 	Created  []audit.Event        // ledger's pods (and unnamed ones) created since Cordoned
 	Status   []audit.Event        // ledger pods' status written since Cordoned by someone other than their node
-	Tokens   []audit.Event        // tokens a person minted for the replicaset controller since Start
-	Budgets  []audit.Event        // budgets of the namespace created, changed or deleted since Start
+	// Readied is, for each ledger pod, when its node's agent wrote its
+	// status, to the microsecond, in order (readyTime).
+	Readied map[string][]time.Time
+	Tokens  []audit.Event // tokens a person minted for the replicaset controller since Start
+	Budgets []audit.Event // budgets of the namespace created, changed or deleted since Start
 }
 
 // controlPlane reports whether actor is one of the control plane's own
@@ -244,6 +247,12 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []led
 		}
 	}
 	slices.SortFunc(s.Removals, func(a, b removal) int { return a.At.Compare(b.At) })
+	s.Readied = map[string][]time.Time{}
+	for _, e := range mine {
+		if e.Subresource == "status" && isLedger(e.Name) && stored(e) && e.FromNodeAgent() {
+			s.Readied[e.Name] = append(s.Readied[e.Name], e.Time)
+		}
+	}
 	for _, e := range mine {
 		if e.Time.Before(cordoned) {
 			continue
@@ -461,11 +470,12 @@ func judgeFloor(s story) verdict {
 }
 
 // readyAt counts the ledger pods Ready just after t: pods there now and Ready
-// by t, and pods that went after t (taken as Ready since first seen).
+// by t (by their node's last status write, Readied, where the log has it),
+// and pods that went after t (taken as Ready since first seen).
 func (s story) readyAt(t time.Time, gone map[string]time.Time) int {
 	n := 0
 	for _, p := range s.Pods {
-		if _, left := gone[p.Name]; !left && p.ready() && !p.Created.After(t) && !p.ReadyAt.After(t) {
+		if _, left := gone[p.Name]; !left && p.ready() && !p.Created.After(t) && !s.readyTime(p).After(t) {
 			n++
 		}
 	}
@@ -475,6 +485,22 @@ func (s story) readyAt(t time.Time, gone map[string]time.Time) int {
 		}
 	}
 	return n
+}
+
+// readyTime is when a pod Ready now became Ready: the last status write of
+// its node's agent in the two seconds from its Ready condition's
+// transition time, which keeps whole seconds (a pod Ready at 11.9 s reads
+// as Ready at 11.0 s, and would count as Ready before it was); that time
+// itself when the log has no such write. The last, for the write that
+// says the pod runs, not yet Ready, can fall in the same second.
+func (s story) readyTime(p ledgerPod) time.Time {
+	at := p.ReadyAt
+	for _, w := range s.Readied[p.Name] {
+		if !w.Before(p.ReadyAt) && w.Before(p.ReadyAt.Add(2*time.Second)) {
+			at = w
+		}
+	}
+	return at
 }
 
 // judgeFloorAPI judges the floor from the API alone: the pods made since

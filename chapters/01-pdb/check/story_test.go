@@ -793,3 +793,25 @@ func TestFloorSaysWhatItSaw(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorCountsReadyFromTheLog: a drain with nothing to hold it back,
+// whose four evictions straddle a whole second while the replacements
+// become Ready a second after they are made, left one pod Ready, below the
+// floor. Each replacement's Ready condition keeps whole seconds and reads
+// as Ready at 131 s, before the last evictions at 131.03 s; judged by it,
+// three pods were Ready and the drain passed. judgeFloor reads when the
+// node's agent wrote the Ready status, to the microsecond (run Z4 of make
+// test, where a cheat passed this way).
+func TestFloorCountsReadyFromTheLog(t *testing.T) {
+	r := started().cordoned(100)
+	r.make(110, "ledger-s", "pdb-2", 15)
+	r.log(126, learner, "delete", "poddisruptionbudgets", "ledger", 200)
+	r.evictAndReplace(130.90, "ledger-a", "ledger-e", 0.95)
+	r.evictAndReplace(130.93, "ledger-b", "ledger-f", 0.95)
+	r.evictAndReplace(131.03, "ledger-c", "ledger-g", 0.95)
+	r.evictAndReplace(131.04, "ledger-d", "ledger-h", 0.95)
+	v := judgeFloor(r.story())
+	if v.ok || !strings.Contains(v.msg, "only 1 ledger pod was Ready after ledger-d left") {
+		t.Errorf("judgeFloor = %v, %q; want a failure: only 1 ledger pod was Ready after ledger-d left", v.ok, v.msg)
+	}
+}
