@@ -309,23 +309,37 @@ func (r outageRecord) noExecute(keep func(taintMark) bool) []taintMark {
 	return out
 }
 
-// taintedAt returns the lab nodes that carry a NoExecute not-ready or
-// unreachable taint at t, with the mark that put it there.
-func (r outageRecord) taintedAt(t time.Time) map[string]taintMark {
+// carriedNoExecute walks the NoExecute marks for which keep is true, in
+// order, keeping for each node the taints it carries (each key with the
+// mark that put it on). f, when not nil, is called after each mark with
+// whether its node carried any before it and the node's taints after it.
+// It returns every node's taints after the last mark.
+func (r outageRecord) carriedNoExecute(keep func(taintMark) bool, f func(m taintMark, was bool, on map[string]taintMark)) map[string]map[string]taintMark {
 	on := map[string]map[string]taintMark{}
 	for _, m := range r.marks {
-		if m.effect != "NoExecute" || m.at.After(t) {
+		if m.effect != "NoExecute" || !keep(m) {
 			continue
 		}
 		if on[m.node] == nil {
 			on[m.node] = map[string]taintMark{}
 		}
+		was := len(on[m.node]) > 0
 		if m.added {
 			on[m.node][m.key] = m
 		} else {
 			delete(on[m.node], m.key)
 		}
+		if f != nil {
+			f(m, was, on[m.node])
+		}
 	}
+	return on
+}
+
+// taintedAt returns the lab nodes that carry a NoExecute not-ready or
+// unreachable taint at t, with the mark that put it there.
+func (r outageRecord) taintedAt(t time.Time) map[string]taintMark {
+	on := r.carriedNoExecute(func(m taintMark) bool { return !m.at.After(t) }, nil)
 	out := map[string]taintMark{}
 	for n, ks := range on {
 		for _, m := range ks {

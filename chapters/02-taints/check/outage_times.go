@@ -42,24 +42,11 @@ func AtRequests(events []audit.Event, l taints.Layout, start time.Time, seen kub
 	}
 	// A node is tainted while it carries either NoExecute taint; one write
 	// that swaps them changes nothing the recording follows.
-	carried := map[string]map[string]bool{}
-	for _, m := range r.marks {
-		if m.effect != "NoExecute" {
-			continue
-		}
-		if carried[m.node] == nil {
-			carried[m.node] = map[string]bool{}
-		}
-		was := len(carried[m.node]) > 0
-		if m.added {
-			carried[m.node][m.key] = true
-		} else {
-			delete(carried[m.node], m.key)
-		}
-		if now := len(carried[m.node]) > 0; now != was {
+	r.carriedNoExecute(func(taintMark) bool { return true }, func(m taintMark, was bool, on map[string]taintMark) {
+		if now := len(on) > 0; now != was {
 			tainted[m.node] = append(tainted[m.node], change{m.at, now})
 		}
-	}
+	})
 	for _, e := range r.deletes {
 		if node, ok := strings.CutPrefix(e.Name, "app-"); ok {
 			deleted[node] = append(deleted[node], change{e.Received, true})
