@@ -192,6 +192,7 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []led
 	}
 	// A pod belongs to this run when the log shows it being made, bound or
 	// run: a pod of an earlier run of the lab is only seen going.
+	s.Readied = map[string][]time.Time{}
 	for _, e := range mine {
 		if !isLedger(e.Name) || !stored(e) {
 			continue
@@ -200,6 +201,9 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []led
 			if _, ok := s.Seen[e.Name]; !ok {
 				s.Seen[e.Name] = e.Time
 			}
+		}
+		if e.Subresource == "status" && e.FromNodeAgent() {
+			s.Readied[e.Name] = append(s.Readied[e.Name], e.Time)
 		}
 	}
 	for name, first := range s.Seen {
@@ -247,12 +251,6 @@ func tell(events []audit.Event, ns string, start, cordoned time.Time, pods []led
 		}
 	}
 	slices.SortFunc(s.Removals, func(a, b removal) int { return a.At.Compare(b.At) })
-	s.Readied = map[string][]time.Time{}
-	for _, e := range mine {
-		if e.Subresource == "status" && isLedger(e.Name) && stored(e) && e.FromNodeAgent() {
-			s.Readied[e.Name] = append(s.Readied[e.Name], e.Time)
-		}
-	}
 	for _, e := range mine {
 		if e.Time.Before(cordoned) {
 			continue

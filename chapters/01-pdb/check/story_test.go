@@ -208,16 +208,24 @@ func solvedRun() *run {
 	return r.drainInTurn(146, onPdb3, theirReplacements)
 }
 
-// atOnce is a drain with nothing to hold it back: the budget deleted (or
-// relaxed), every pod of pdb-3 evicted in the same instant.
-func atOnce() *run {
+// unheld is a drain with nothing to hold it back: a spare replica, the
+// budget deleted, then each pod of pdb-3 evicted at the time of the same
+// place in at, its replacement Ready readyAfter seconds after it is made.
+func unheld(at [4]float64, readyAfter float64) *run {
 	r := started().cordoned(100)
 	r.make(110, "ledger-s", "pdb-2", 15)
 	r.log(126, learner, "delete", "poddisruptionbudgets", "ledger", 200)
-	r.evictAndReplace(130, "ledger-a", "ledger-e", 15)
-	r.evictAndReplace(130.01, "ledger-b", "ledger-f", 15)
-	r.evictAndReplace(130.02, "ledger-c", "ledger-g", 15)
-	r.evictAndReplace(130.03, "ledger-d", "ledger-h", 15)
+	for i, old := range onPdb3 {
+		r.evictAndReplace(at[i], old, theirReplacements[i], readyAfter)
+	}
+	return r
+}
+
+// atOnce is a drain with nothing to hold it back: the budget deleted (or
+// relaxed), every pod of pdb-3 evicted in the same instant, the budget
+// made again after it.
+func atOnce() *run {
+	r := unheld([4]float64{130, 130.01, 130.02, 130.03}, 15)
 	r.log(150, learner, "create", "poddisruptionbudgets", "ledger", 201)
 	r.budget = 150
 	r.writes = []specWrite{{"kubectl-client-side-apply", r.whole(150)}}
@@ -803,13 +811,7 @@ func TestFloorSaysWhatItSaw(t *testing.T) {
 // node's agent wrote the Ready status, to the microsecond (run Z4 of make
 // test, where a cheat passed this way).
 func TestFloorCountsReadyFromTheLog(t *testing.T) {
-	r := started().cordoned(100)
-	r.make(110, "ledger-s", "pdb-2", 15)
-	r.log(126, learner, "delete", "poddisruptionbudgets", "ledger", 200)
-	r.evictAndReplace(130.90, "ledger-a", "ledger-e", 0.95)
-	r.evictAndReplace(130.93, "ledger-b", "ledger-f", 0.95)
-	r.evictAndReplace(131.03, "ledger-c", "ledger-g", 0.95)
-	r.evictAndReplace(131.04, "ledger-d", "ledger-h", 0.95)
+	r := unheld([4]float64{130.90, 130.93, 131.03, 131.04}, 0.95)
 	v := judgeFloor(r.story())
 	if v.ok || !strings.Contains(v.msg, "only 1 ledger pod was Ready after ledger-d left") {
 		t.Errorf("judgeFloor = %v, %q; want a failure: only 1 ledger pod was Ready after ledger-d left", v.ok, v.msg)
